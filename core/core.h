@@ -1,0 +1,86 @@
+/* core: the few things every teppich module shares.
+ *
+ * Prefix tp_. Images as explicit views with stride (as AprilTag's
+ * image_u8_t), the exit-status contract of spec section 5, a bounded error
+ * message buffer, and file writes that never leave half a file behind.
+ * No global mutable state: everything is passed in by the caller. */
+#ifndef TEPPICH_CORE_H
+#define TEPPICH_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exit statuses of every subcommand (spec section 5). */
+enum {
+  TP_EXIT_OK = 0,
+  TP_EXIT_JOB = 1,   /* input read, job not possible (no markers, no camera) */
+  TP_EXIT_USAGE = 2  /* bad usage, unreadable or invalid input file */
+};
+
+/* Result codes of library functions: 0 ok, negative on error (libuv style). */
+typedef enum {
+  TP_OK = 0,
+  TP_ERR_NOMEM = -1,
+  TP_ERR_IO = -2,       /* a file could not be read or written */
+  TP_ERR_FORMAT = -3,   /* input is malformed */
+  TP_ERR_INVALID = -4,  /* a value is out of range or not allowed */
+  TP_ERR_NOTFOUND = -5, /* what was asked for is not there */
+  TP_ERR_UNSUPPORTED = -6,
+  TP_ERR_INTERNAL = -7
+} tp_status;
+
+/* Maps a status to the process exit code of spec section 5. */
+int tp_status_exit_code(tp_status status);
+const char *tp_status_name(tp_status status);
+
+/* A caller-owned message buffer. Functions that can fail take one and
+ * write a single line (no newline) naming the file or value and the fix. */
+typedef struct {
+  char text[512];
+} tp_error;
+
+/* printf into err (if err is not NULL); returns status for `return` chains. */
+tp_status tp_error_set(tp_error *err, tp_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* An image: 8-bit, 1 (gray), 3 (RGB) or 4 (RGBA) channels, row stride in
+ * bytes. `owned` images come from tp_image_alloc and go to tp_image_free;
+ * views point into someone else's memory and are never freed. */
+typedef struct {
+  uint8_t *data;
+  int width;
+  int height;
+  int stride;
+  int channels;
+} tp_image;
+
+tp_status tp_image_alloc(tp_image *img, int width, int height, int channels);
+void tp_image_free(tp_image *img); /* NULL-safe, resets the struct */
+static inline uint8_t *tp_image_row(const tp_image *img, int y) {
+  return img->data + (size_t)y * (size_t)img->stride;
+}
+
+/* Reads a whole file (at most max_bytes) into a malloc'd, NUL-terminated
+ * buffer. *out must be freed by the caller. */
+tp_status tp_read_file(const char *path, size_t max_bytes, char **out,
+                       size_t *out_len, tp_error *err);
+
+/* Writes data to path atomically: a temporary file in the same folder,
+ * fsync, then rename. On failure nothing at path changes. */
+tp_status tp_write_file_atomic(const char *path, const void *data, size_t len,
+                               tp_error *err);
+
+/* Log levels for tp_log; the threshold is the caller's (no global). */
+typedef enum { TP_LOG_DEBUG, TP_LOG_INFO, TP_LOG_WARN, TP_LOG_ERROR } tp_log_level;
+void tp_log(FILE *out, tp_log_level threshold, tp_log_level level,
+            const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+#ifdef __cplusplus
+}
+#endif
+#endif
