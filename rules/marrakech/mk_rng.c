@@ -1,0 +1,23 @@
+/* marrakech: a small seedable random number generator (splitmix64), so
+ * that games, tests and benchmarks replay exactly from a seed. */
+#include "marrakech.h"
+
+void mk_rng_seed(mk_rng *rng, uint64_t seed) { rng->state = seed; }
+
+uint64_t mk_rng_next(mk_rng *rng) {
+  uint64_t z = (rng->state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+uint32_t mk_rng_below(mk_rng *rng, uint32_t n) {
+  if (n <= 1) return 0;
+  /* Rejection sampling: drop the top values that would favour small
+   * results. */
+  uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+  uint64_t v;
+  do v = mk_rng_next(rng);
+  while (v >= limit);
+  return (uint32_t)(v % n);
+}
