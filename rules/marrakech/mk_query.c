@@ -61,6 +61,9 @@ static bool fail(answer *a, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(why, sizeof why, fmt, ap);
   va_end(ap);
+  /* Echoed input may hold control bytes: keep the answer one clean line. */
+  for (char *c = why; *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
   a->len = 0;
   say(a, "error: %s\n", why);
   return false;
