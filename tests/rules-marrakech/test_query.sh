@@ -123,6 +123,13 @@ printf 'assam 2 2 N' | "$TEPPICH" marrakech query >"$T/got"
 [ "$(wc -l <"$T/got")" = 2 ] && grep -q '^error: line too long' "$T/got" &&
   grep -q '^3 3 N$' "$T/got" || fail "long line: $(head -c 200 "$T/got")"
 
+# random bytes: every line answered, nothing else, no crash
+head -c 30000 /dev/urandom >"$T/noise"
+"$TEPPICH" marrakech query <"$T/noise" >"$T/got" 2>"$T/err" || fail "noise: exit $?"
+[ -s "$T/err" ] && fail "noise: stderr $(head -c 200 "$T/err")"
+want=$(tr -cd '\n' <"$T/noise" | wc -c)
+[ "$(wc -l <"$T/got")" -ge "$want" ] || fail "noise: fewer answers than lines"
+
 # usage errors: exit 2, one line
 expect_exit 0 "$TEPPICH" marrakech query --help
 expect_out 'teppich marrakech query'
