@@ -165,6 +165,41 @@ tp_status cvw_detect_markers(cvw_detector *det, const tp_image *img,
                              cvw_marker *out, size_t cap, size_t *found,
                              tp_error *err);
 
+/* ======================================================================
+ * 3. Video: OpenCV VideoCapture / VideoWriter (cvw_video.cpp; used by
+ *    capture/ for `video:FILE` sources and by its tests)
+ * ====================================================================== */
+
+/* A video file being read, frame by frame. */
+typedef struct cvw_video cvw_video;
+
+/* Opens a video file. TP_ERR_NOTFOUND when it does not exist,
+ * TP_ERR_FORMAT when OpenCV cannot decode it; the message names it. */
+tp_status cvw_video_create(const char *path, cvw_video **out, tp_error *err);
+void cvw_video_destroy(cvw_video *video);
+
+/* The file's frame rate, 0 when it does not say. */
+double cvw_video_fps(const cvw_video *video);
+
+/* Reads the next frame as gray (channels 1) or RGB (3) into *out, which
+ * is reused when its shape fits and (re)allocated with tp_image_alloc
+ * otherwise (free with tp_image_free). TP_ERR_NOTFOUND at the end. */
+tp_status cvw_video_read(cvw_video *video, int channels, tp_image *out,
+                         tp_error *err);
+
+/* Writes a Motion-JPEG .avi (always available in OpenCV's own writer),
+ * atomically: frames go to a temporary file that cvw_video_writer_close
+ * renames into place. Every frame must have the size given here. */
+typedef struct cvw_video_writer cvw_video_writer;
+tp_status cvw_video_writer_create(const char *path, double fps, int width,
+                                  int height, cvw_video_writer **out,
+                                  tp_error *err);
+tp_status cvw_video_writer_write(cvw_video_writer *writer,
+                                 const tp_image *img, tp_error *err);
+/* Finishes and renames the file (TP_OK), or removes it on failure.
+ * NULL-safe; frees the writer either way. */
+tp_status cvw_video_writer_close(cvw_video_writer *writer, tp_error *err);
+
 #ifdef __cplusplus
 }
 #endif
