@@ -58,8 +58,9 @@ static void mutate(mk_rng *r, char *line, size_t cap) {
       break;
     default: /* duplicate the tail */
       if (len && len * 2 < cap) {
-        memcpy(line + len, line, len + 1);
+        memcpy(line + len, line, len);
         len *= 2;
+        line[len] = '\0';
       }
     }
   }

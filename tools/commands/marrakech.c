@@ -102,8 +102,6 @@ static int run_query(int argc, char **argv) {
   if (rc || (rc = load_settings(&o, &s))) return rc;
   mk_query *q = mk_query_create(&s, o.seed);
   if (!q) return cli_fail(1, "marrakech query: out of memory");
-  static char out_buf[1 << 16];
-  setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
   enum { IN_MAX = 1 << 16 };
   char *in = malloc(IN_MAX + 1);
   char answer[MK_QUERY_ANSWER_MAX];
