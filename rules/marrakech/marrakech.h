@@ -108,7 +108,7 @@ void mk_game_reset(mk_game *g);
 void mk_game_copy(mk_game *dst, const mk_game *src);
 const mk_settings *mk_game_settings(const mk_game *g);
 
-/* Colours: names are lower-case words ([a-z][a-z0-9_-]*, < MK_NAME_MAX).
+/* Colours: names of a-z 0-9 _ - (< MK_NAME_MAX), as in `--players`.
  * mk_game_colour returns the index of a name, adding it when new (-1 when
  * the name is bad or MK_MAX_COLOURS names are in use). */
 int mk_game_colour(mk_game *g, const char *name);
@@ -118,7 +118,8 @@ const char *mk_game_colour_name(const mk_game *g, int colour);
 int mk_game_colour_owner(const mk_game *g, int colour);
 
 /* Declares a player (or redeclares one of that name) with one or two
- * colours "red" or "red+yellow", dirhams and rugs per colour. */
+ * colours "red" or "red+yellow", dirhams and rugs per colour. Player
+ * names: letters, digits, _ - and UTF-8 (as in `--players`). */
 tp_status mk_game_set_player(mk_game *g, const char *name,
                              const char *colours, int dirhams,
                              const int rugs[2], bool in, tp_error *err);

@@ -37,12 +37,22 @@ void mk_game_copy(mk_game *dst, const mk_game *src) { *dst = *src; }
 const mk_settings *mk_game_settings(const mk_game *g) { return &g->settings; }
 
 bool mk__valid_name(const char *name, size_t len) {
-  if (len == 0 || len >= MK_NAME_MAX || name[0] < 'a' || name[0] > 'z')
-    return false;
-  for (size_t i = 1; i < len; i++) {
+  if (len == 0 || len >= MK_NAME_MAX) return false;
+  for (size_t i = 0; i < len; i++) {
     char c = name[i];
     if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
           c == '-'))
+      return false;
+  }
+  return true;
+}
+
+bool mk__valid_player_name(const char *name, size_t len) {
+  if (len == 0 || len >= MK_NAME_MAX) return false;
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)name[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (c >= '0' && c <= '9') || c == '_' || c == '-' || c >= 0x80))
       return false;
   }
   return true;
@@ -139,7 +149,7 @@ static tp_status parse_colours(mk_game *g, int self, const char *spec,
   for (int k = 0; k < *count; k++) {
     if (!mk__valid_name(parts[k], lens[k]))
       return tp_error_set(err, TP_ERR_FORMAT,
-                          "bad colours '%.40s': one or two lower-case words "
+                          "bad colours '%.40s': one or two colours (a-z 0-9 _ -) "
                           "joined by +", spec);
     memcpy(names[k], parts[k], lens[k]);
     names[k][lens[k]] = '\0';
@@ -165,9 +175,10 @@ static tp_status parse_colours(mk_game *g, int self, const char *spec,
 static tp_status set_player(mk_game *g, const char *name, const char *colours,
                             int dirhams, const int rugs[2], bool in,
                             tp_error *err) {
-  if (!mk__valid_name(name, strlen(name)))
+  if (!mk__valid_player_name(name, strlen(name)))
     return tp_error_set(err, TP_ERR_FORMAT,
-                        "bad player name '%.40s': a lower-case word", name);
+                        "bad player name '%.40s': letters, digits, _ and -",
+                        name);
   int self = mk_game_find_player(g, name);
   if (self < 0 && g->player_count == MK_MAX_PLAYERS)
     return tp_error_set(err, TP_ERR_INVALID, "at most %d players",

@@ -23,8 +23,11 @@ static inline bool mk__on_board(int x, int y) {
 }
 static inline int mk__index(int x, int y) { return y * MK_SIZE + x; }
 
-/* A lower-case word: [a-z][a-z0-9_-]*, shorter than MK_NAME_MAX. */
+/* Names as in the `--players` spec shared with Fliegende Teppiche:
+ * colours a-z 0-9 _ -, player names letters, digits, _ - and UTF-8;
+ * both non-empty and shorter than MK_NAME_MAX. */
 bool mk__valid_name(const char *name, size_t len);
+bool mk__valid_player_name(const char *name, size_t len);
 /* Does the player own this colour? Which of their slots (0/1), or -1. */
 int mk__colour_slot(const mk_player *p, int colour);
 /* Drops colour names no player and no square uses (renumbering). */

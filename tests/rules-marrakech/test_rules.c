@@ -583,7 +583,9 @@ static void test_players_and_colours_are_checked(void **state) {
                    TP_ERR_INVALID);
   assert_non_null(strstr(err.text, "anna"));
   assert_int_equal(mk_game_player_count(g), 3); /* unchanged */
-  assert_int_equal(mk_game_set_player(g, "Dirk", "pink", 30, rugs, true, &err),
+  assert_int_equal(mk_game_set_player(g, "dirk!", "pink", 30, rugs, true, &err),
+                   TP_ERR_FORMAT);
+  assert_int_equal(mk_game_set_player(g, "dirk", "Pink", 30, rugs, true, &err),
                    TP_ERR_FORMAT);
   assert_int_equal(mk_game_set_player(g, "dirk", "pink+pink", 30, rugs, true, &err),
                    TP_ERR_INVALID);

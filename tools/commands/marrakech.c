@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "core.h"
+#include "ft.h" /* ft_players_parse: the shared --players spec */
 #include "marrakech.h"
 
 static const char usage[] =
@@ -187,26 +188,24 @@ static int run_score(int argc, char **argv) {
 
 /* ---- play -------------------------------------------------------------- */
 
-/* "anna=red,ben=blue+green" -> players of a fresh game. */
+/* "anna=red,ben=blue+green": the `--players` spec of the whole command
+ * line (spec sections 4 and 6), read by the parser Fliegende Teppiche
+ * uses too, then seated in a fresh game. */
 static int add_players(mk_game *g, const char *spec) {
-  char copy[512];
-  if (strlen(spec) >= sizeof copy)
-    return cli_fail(2, "--players: too long");
-  strcpy(copy, spec);
-  for (char *p = copy; p && *p;) {
-    char *comma = strchr(p, ',');
-    if (comma) *comma = '\0';
-    char *eq = strchr(p, '=');
-    if (!eq)
-      return cli_fail(2, "--players '%s': say NAME=COLOUR[+COLOUR],...", spec);
-    *eq = '\0';
-    tp_error err;
-    const int rugs[2] = {0, 0};
-    if (mk_game_set_player(g, p, eq + 1, 0, rugs, true, &err) != TP_OK)
-      return cli_fail(2, "--players: %s", err.text);
-    p = comma ? comma + 1 : NULL;
-  }
+  ft_players players;
   tp_error err;
+  if (ft_players_parse(spec, &players, &err) != TP_OK)
+    return cli_fail(2, "%s", err.text);
+  for (int i = 0; i < players.n_players; i++) {
+    const ft_player *p = &players.players[i];
+    char colours[2 * FT_NAME_MAX + 8] = "";
+    for (int k = 0; k < p->n_carpets && k < 3; k++)
+      snprintf(colours + strlen(colours), sizeof colours - strlen(colours),
+               "%s%s", k ? "+" : "", p->carpets[k]);
+    const int rugs[2] = {0, 0};
+    if (mk_game_set_player(g, p->name, colours, 0, rugs, true, &err) != TP_OK)
+      return cli_fail(2, "--players: %s", err.text);
+  }
   if (mk_game_deal(g, &err) != TP_OK)
     return cli_fail(2, "--players: %s", err.text);
   return 0;
