@@ -1,0 +1,381 @@
+/* analysis: deck, players, vision and rules for one photo; JSON and the
+ * readable summary. */
+#define _POSIX_C_SOURCE 200809L
+#include "analysis.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cvw.h"
+#ifdef AN_HAVE_RENDER
+#include "render.h"
+#endif
+
+struct an_session {
+  vis_deck *deck;
+  vis_analyzer *an;
+  ft_rules rules;
+  bool has_players;
+  ft_players players;
+};
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+const vis_deck *an_session_deck(const an_session *s) { return s->deck; }
+
+#ifdef AN_HAVE_RENDER
+/* The built-in demo deck comes from the renderer (its procedural art). */
+static tp_status demo_deck(vis_deck **out, tp_error *err) {
+  rnd_deck *rd = NULL;
+  tp_status st = rnd_deck_create_demo(&rd, err);
+  if (st) return st;
+  st = vis_deck_create(out, err);
+  double card[2], carpet[2];
+  rnd_deck_sizes(rd, card, carpet);
+  if (!st) vis_deck_set_sizes(*out, card, carpet);
+  for (int i = 0; !st && i < VIS_TYPE_COUNT; i++) {
+    const tp_image *f = rnd_deck_face(rd, vis_type_name(i));
+    if (f) st = vis_deck_add_face(*out, vis_type_name(i), f, err);
+  }
+  for (int i = 0; !st && i < rnd_deck_colour_count(rd); i++) {
+    char stem[64];
+    snprintf(stem, sizeof stem, "carpet-%s", rnd_deck_colour(rd, i));
+    const tp_image *f = rnd_deck_face(rd, stem);
+    if (f) st = vis_deck_add_face(*out, stem, f, err);
+    strcat(stem, "-back");
+    f = rnd_deck_face(rd, stem);
+    if (!st && f) st = vis_deck_add_face(*out, stem, f, err);
+  }
+  rnd_deck_destroy(rd);
+  if (st) {
+    vis_deck_destroy(*out);
+    *out = NULL;
+  }
+  return st;
+}
+#else
+static tp_status demo_deck(vis_deck **out, tp_error *err) {
+  *out = NULL;
+  return tp_error_set(err, TP_ERR_UNSUPPORTED,
+                      "this build has no demo deck: give --deck DIR");
+}
+#endif
+
+void an_session_destroy(an_session *s) {
+  if (!s) return;
+  vis_analyzer_destroy(s->an);
+  vis_deck_destroy(s->deck);
+  free(s);
+}
+
+tp_status an_session_create(const an_options *o, an_session **out,
+                            tp_error *err) {
+  *out = NULL;
+  an_session *s = calloc(1, sizeof *s);
+  if (!s) return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+  ft_rules_default(&s->rules);
+  tp_status st = o->deck_dir ? vis_deck_load(o->deck_dir, &s->deck, err)
+                             : demo_deck(&s->deck, err);
+  if (!st && o->players) {
+    st = ft_players_parse(o->players, &s->players, err);
+    s->has_players = !st;
+  }
+  if (!st && o->calib_file)
+    st = tp_error_set(err, TP_ERR_UNSUPPORTED,
+                      "--calib is not supported yet: calibrate from the photo");
+  vis_settings vs;
+  vis_settings_default(&vs);
+  vs.debug_dir = getenv("TEPPICH_DEBUG_DIR"); /* for looking at failures */
+  if (!st) st = vis_analyzer_create(s->deck, &vs, &s->an, err);
+  if (st) {
+    an_session_destroy(s);
+    return st;
+  }
+  *out = s;
+  return TP_OK;
+}
+
+void an_report_free(an_report *r) {
+  if (!r) return;
+  vis_result_free(&r->vis);
+  tp_image_free(&r->photo);
+  memset(r, 0, sizeof *r);
+}
+
+static void player_of(const an_session *s, const char *colour, char *out) {
+  if (s->has_players) {
+    int p = ft_players_by_colour(&s->players, colour);
+    if (p >= 0) {
+      snprintf(out, FT_NAME_MAX, "%s", s->players.players[p].name);
+      return;
+    }
+  }
+  snprintf(out, FT_NAME_MAX, "%s", colour);
+}
+
+static tp_status resolve(an_session *s, an_report *r, tp_error *err) {
+  double t0 = now_ms();
+  ft_carpet_on on[VIS_MAX_CARPETS];
+  int n = r->vis.n_carpets < VIS_MAX_CARPETS ? r->vis.n_carpets : VIS_MAX_CARPETS;
+  for (int i = 0; i < n; i++) {
+    const vis_carpet *c = &r->vis.carpets[i];
+    player_of(s, c->colour, r->players[i]);
+    on[i] = (ft_carpet_on){c->colour, r->players[i], c->on_cards, c->n_on_cards};
+  }
+  tp_status st = ft_resolve(&s->rules, on, n, r->vis.n_cards, &r->rules, err);
+  r->vis.profile.rules_ms = now_ms() - t0;
+  return st;
+}
+
+tp_status an_run_image(an_session *s, const tp_image *rgb, an_report *out,
+                       tp_error *err) {
+  memset(out, 0, sizeof *out);
+  double t0 = now_ms();
+  tp_status st = tp_image_alloc(&out->photo, rgb->width, rgb->height, 3);
+  if (st) return tp_error_set(err, st, "out of memory for the photo");
+  for (int y = 0; y < rgb->height; y++)
+    memcpy(tp_image_row(&out->photo, y), tp_image_row(rgb, y), (size_t)rgb->width * 3);
+  double copy_ms = now_ms() - t0;
+  st = vis_analyze(s->an, rgb, NULL, &out->vis, err);
+  if (!st) st = resolve(s, out, err);
+  out->vis.profile.total_ms += copy_ms + out->vis.profile.rules_ms;
+  return st;
+}
+
+tp_status an_run_file(an_session *s, const char *path, an_report *out,
+                      tp_error *err) {
+  memset(out, 0, sizeof *out);
+  double t0 = now_ms();
+  tp_image img = {0};
+  tp_status st = cvw_image_read(path, 3, &img, err);
+  double decode = now_ms() - t0;
+  if (st) return st;
+  st = an_run_image(s, &img, out, err);
+  tp_image_free(&img);
+  out->vis.profile.decode_ms = decode;
+  out->vis.profile.total_ms += decode;
+  if (st == TP_ERR_NOTFOUND) {
+    char msg[sizeof err->text];
+    memcpy(msg, err->text, sizeof msg);
+    tp_error_set(err, st, "%.200s: %.300s", path, msg);
+  }
+  return st;
+}
+
+/* ------------------------------------------------------------- JSON */
+
+static double r1(double v) { return round(v * 10) / 10; }
+static double r3(double v) { return round(v * 1000) / 1000; }
+
+static cJSON *point(double x, double y) {
+  cJSON *a = cJSON_CreateArray();
+  cJSON_AddItemToArray(a, cJSON_CreateNumber(r1(x)));
+  cJSON_AddItemToArray(a, cJSON_CreateNumber(r1(y)));
+  return a;
+}
+
+static void add_rect(cJSON *o, const vis_rect *r) {
+  cJSON_AddItemToObject(o, "center_mm", point(r->center.x, r->center.y));
+  cJSON_AddNumberToObject(o, "angle_deg", r1(r->angle_deg));
+  vis_pt c[4];
+  vis_rect_corners(r, c);
+  cJSON *cs = cJSON_AddArrayToObject(o, "corners_mm");
+  for (int i = 0; i < 4; i++) cJSON_AddItemToArray(cs, point(c[i].x, c[i].y));
+}
+
+static cJSON *card_json(const vis_card *c, int id) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "id", id);
+  if (c->type >= 0)
+    cJSON_AddStringToObject(o, "type", vis_type_name(c->type));
+  else
+    cJSON_AddNullToObject(o, "type");
+  add_rect(o, &c->rect);
+  cJSON_AddNumberToObject(o, "visible_fraction", r3(c->visible_fraction));
+  cJSON_AddNumberToObject(o, "type_score", r3(c->type_score));
+  if (c->uncertain) {
+    cJSON_AddTrueToObject(o, "uncertain");
+    cJSON_AddStringToObject(o, "reason", c->reason);
+  }
+  return o;
+}
+
+static cJSON *carpet_json(const vis_carpet *c, const char *player) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "colour", c->colour);
+  cJSON_AddStringToObject(o, "player", player);
+  add_rect(o, &c->rect);
+  cJSON_AddItemToObject(o, "on_cards", cJSON_CreateIntArray(c->on_cards, c->n_on_cards));
+  cJSON_AddItemToObject(o, "under_cards",
+                        cJSON_CreateIntArray(c->under_cards, c->n_under_cards));
+  if (c->face_down) cJSON_AddTrueToObject(o, "face_down");
+  cJSON_AddNumberToObject(o, "visible_fraction", r3(c->visible_fraction));
+  if (c->uncertain) {
+    cJSON_AddTrueToObject(o, "uncertain");
+    cJSON_AddStringToObject(o, "reason", c->reason);
+  }
+  return o;
+}
+
+static cJSON *rules_json(cJSON *root, const ft_resolution *rs) {
+  cJSON *claims = cJSON_AddArrayToObject(root, "claims");
+  for (int i = 0; i < rs->n_claims; i++) {
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "player", rs->claims[i].player);
+    cJSON_AddItemToObject(c, "cards",
+                          cJSON_CreateIntArray(rs->claims[i].cards, rs->claims[i].n_cards));
+    cJSON_AddItemToArray(claims, c);
+  }
+  cJSON *contests = cJSON_AddArrayToObject(root, "contests");
+  for (int i = 0; i < rs->n_contests; i++) {
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddNumberToObject(c, "card", rs->contests[i].card);
+    cJSON *p = cJSON_AddArrayToObject(c, "players");
+    for (int k = 0; k < rs->contests[i].n_players; k++)
+      cJSON_AddItemToArray(p, cJSON_CreateString(rs->contests[i].players[k]));
+    cJSON_AddItemToArray(contests, c);
+  }
+  cJSON *ret = cJSON_AddArrayToObject(root, "returned");
+  for (int i = 0; i < rs->n_returned; i++)
+    cJSON_AddItemToArray(ret, cJSON_CreateString(rs->returned[i]));
+  return root;
+}
+
+static cJSON *profile_json(const vis_profile *p) {
+  cJSON *o = cJSON_CreateObject();
+  const struct {
+    const char *name;
+    double v;
+  } f[] = {{"decode", p->decode_ms},     {"markers", p->markers_ms},
+           {"mapping", p->mapping_ms},   {"detection", p->detect_ms},
+           {"identification", p->identify_ms}, {"stacking", p->stacking_ms},
+           {"rules", p->rules_ms},       {"total", p->total_ms}};
+  for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+    cJSON_AddNumberToObject(o, f[i].name, r1(f[i].v));
+  return o;
+}
+
+char *an_report_json(const an_session *s, const an_report *r) {
+  (void)s;
+  cJSON *root = cJSON_CreateObject();
+  if (!root) return NULL;
+  cJSON_AddItemToObject(root, "markers_seen",
+                        cJSON_CreateIntArray(r->vis.markers_seen, r->vis.n_markers_seen));
+  cJSON *cards = cJSON_AddArrayToObject(root, "cards");
+  for (int i = 0; i < r->vis.n_cards; i++)
+    cJSON_AddItemToArray(cards, card_json(&r->vis.cards[i], i));
+  cJSON *carpets = cJSON_AddArrayToObject(root, "carpets");
+  for (int i = 0; i < r->vis.n_carpets; i++)
+    cJSON_AddItemToArray(carpets, carpet_json(&r->vis.carpets[i], r->players[i]));
+  rules_json(root, &r->rules);
+  cJSON_AddItemToObject(root, "profile_ms", profile_json(&r->vis.profile));
+  char *text = cJSON_Print(root);
+  cJSON_Delete(root);
+  if (!text) return NULL;
+  size_t n = strlen(text);
+  char *out = realloc(text, n + 2);
+  if (!out) {
+    free(text);
+    return NULL;
+  }
+  out[n] = '\n';
+  out[n + 1] = 0;
+  return out;
+}
+
+/* ---------------------------------------------------------- summary */
+
+typedef struct {
+  char *buf;
+  size_t len, cap;
+  bool oom;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_add(sbuf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char tmp[1024];
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (n < 0 || b->oom) return;
+  if (b->len + (size_t)n + 1 > b->cap) {
+    size_t cap = (b->cap + (size_t)n + 1) * 2;
+    char *p = realloc(b->buf, cap);
+    if (!p) {
+      b->oom = true;
+      return;
+    }
+    b->buf = p;
+    b->cap = cap;
+  }
+  memcpy(b->buf + b->len, tmp, (size_t)n + 1);
+  b->len += (size_t)n;
+}
+
+/* "the camel bazaar (card 4)" */
+static void card_name(const vis_result *v, int id, char *out, size_t cap) {
+  const char *t = id >= 0 && id < v->n_cards ? vis_type_name(v->cards[id].type) : NULL;
+  char nice[40] = "unknown card";
+  if (t) {
+    snprintf(nice, sizeof nice, "%s", t);
+    for (char *p = nice; *p; p++)
+      if (*p == '-') *p = ' ';
+  }
+  snprintf(out, cap, "the %s (card %d)", nice, id);
+}
+
+static void list_cards(sbuf *b, const vis_result *v, const int *ids, int n) {
+  for (int i = 0; i < n; i++) {
+    char name[80];
+    card_name(v, ids[i], name, sizeof name);
+    sb_add(b, "%s%s", i == 0 ? "" : i == n - 1 ? " and " : ", ", name);
+  }
+}
+
+char *an_report_summary(const an_session *s, const an_report *r) {
+  (void)s;
+  sbuf b = {0};
+  const vis_result *v = &r->vis;
+  const ft_resolution *rs = &r->rules;
+  sb_add(&b, "%d card%s and %d carpet%s on the table.\n", v->n_cards,
+         v->n_cards == 1 ? "" : "s", v->n_carpets, v->n_carpets == 1 ? "" : "s");
+  for (int i = 0; i < rs->n_claims; i++) {
+    sb_add(&b, "%s takes ", rs->claims[i].player);
+    list_cards(&b, v, rs->claims[i].cards, rs->claims[i].n_cards);
+    sb_add(&b, ".\n");
+  }
+  for (int i = 0; i < rs->n_contests; i++) {
+    char name[80];
+    card_name(v, rs->contests[i].card, name, sizeof name);
+    sb_add(&b, "Genie contest on %s: ", name);
+    for (int k = 0; k < rs->contests[i].n_players; k++)
+      sb_add(&b, "%s%s", k ? " vs " : "", rs->contests[i].players[k]);
+    sb_add(&b, ".\n");
+  }
+  for (int i = 0; i < rs->n_returned; i++)
+    sb_add(&b, "The %s carpet lies on no card and goes back.\n", rs->returned[i]);
+  for (int i = 0; i < v->n_cards; i++)
+    if (v->cards[i].uncertain) {
+      char name[80];
+      card_name(v, i, name, sizeof name);
+      sb_add(&b, "Not sure about %s: %s.\n", name, v->cards[i].reason);
+    }
+  for (int i = 0; i < v->n_carpets; i++)
+    if (v->carpets[i].uncertain)
+      sb_add(&b, "Not sure about the %s carpet: %s.\n", v->carpets[i].colour,
+             v->carpets[i].reason);
+  if (!b.buf || b.oom) {
+    free(b.buf);
+    return NULL;
+  }
+  return b.buf;
+}

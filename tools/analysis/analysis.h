@@ -1,0 +1,53 @@
+/* analysis: what `teppich analyze`, `eval` and `bench` share. Prefix an_.
+ *
+ * A session holds the deck (a folder or the built-in demo deck), the
+ * vision analyzer, the rules and the players; a report is one analysed
+ * photo with the rules' claims, contests and returned carpets. */
+#ifndef TEPPICH_ANALYSIS_H
+#define TEPPICH_ANALYSIS_H
+
+#include <stdbool.h>
+
+#include "core.h"
+#include "ft.h"
+#include "vision.h"
+
+typedef struct {
+  const char *image;      /* for messages */
+  const char *deck_dir;   /* NULL: the built-in demo deck */
+  const char *calib_file; /* NULL: calibrate from the photo's markers */
+  const char *players;    /* NULL: each colour its own player */
+} an_options;
+
+typedef struct an_session an_session;
+
+tp_status an_session_create(const an_options *o, an_session **out,
+                            tp_error *err);
+void an_session_destroy(an_session *s); /* NULL-safe */
+const vis_deck *an_session_deck(const an_session *s);
+
+typedef struct {
+  vis_result vis;
+  ft_resolution rules;
+  char players[VIS_MAX_CARPETS][FT_NAME_MAX]; /* per carpet of vis */
+  tp_image photo; /* the analysed RGB photo (kept for --annotate) */
+} an_report;
+
+void an_report_free(an_report *r); /* NULL-safe, resets */
+
+/* Decodes the file (timed as decode_ms) and analyses it. */
+tp_status an_run_file(an_session *s, const char *path, an_report *out,
+                      tp_error *err);
+/* Analyses a photo already in memory (copied into the report). */
+tp_status an_run_image(an_session *s, const tp_image *rgb, an_report *out,
+                       tp_error *err);
+
+/* Spec section 4 JSON and the readable summary (malloc'd, NULL on OOM). */
+char *an_report_json(const an_session *s, const an_report *r);
+char *an_report_summary(const an_session *s, const an_report *r);
+
+/* Writes the photo with outlines, labels, stacking and claims (atomic). */
+tp_status an_annotate(const an_session *s, const an_report *r,
+                      const char *path, tp_error *err);
+
+#endif

@@ -1,0 +1,156 @@
+// cvw section 4: the OpenCV operations vision/detect needs, at task level:
+// fit and apply a homography (table rectification, card patches), colour
+// conversion, resizing, float plane smoothing and blob outlines.
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include <opencv2/calib3d.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "cvw_internal.hpp"
+
+namespace {
+
+bool same_size(const tp_image *a, const tp_image *b) {
+  return a->width == b->width && a->height == b->height;
+}
+
+}  // namespace
+
+extern "C" tp_status cvw_homography_fit(const double (*from)[2],
+                                        const double (*to)[2], int n,
+                                        double H[9], tp_error *err) {
+  return cvw__guard(err, "homography", [&]() -> tp_status {
+    if (n < 4 || !from || !to)
+      return tp_error_set(err, TP_ERR_INVALID, "homography needs 4 points");
+    std::vector<cv::Point2d> a(n), b(n);
+    for (int i = 0; i < n; i++) {
+      a[i] = {from[i][0], from[i][1]};
+      b[i] = {to[i][0], to[i][1]};
+    }
+    cv::Mat h = cv::findHomography(a, b, 0);
+    if (h.empty() || h.rows != 3 || h.cols != 3)
+      return tp_error_set(err, TP_ERR_INVALID,
+                          "homography: the points are degenerate");
+    for (int i = 0; i < 9; i++) H[i] = h.at<double>(i / 3, i % 3);
+    return TP_OK;
+  });
+}
+
+extern "C" tp_status cvw_warp_homography(const tp_image *src, const double H[9],
+                                         tp_image *dst, tp_error *err) {
+  return cvw__guard(err, "warp", [&]() -> tp_status {
+    if (!cvw__image_valid(src) || !cvw__image_valid(dst) ||
+        src->channels != dst->channels)
+      return tp_error_set(err, TP_ERR_INVALID, "warp: bad image");
+    cv::Mat h(3, 3, CV_64F);
+    for (int i = 0; i < 9; i++) h.at<double>(i / 3, i % 3) = H[i];
+    cv::Mat out = cvw__mat_view(dst);
+    cv::warpPerspective(cvw__mat_view(src), out, h, out.size(),
+                        cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
+                        cv::BORDER_CONSTANT, cv::Scalar::all(0));
+    return TP_OK;
+  });
+}
+
+extern "C" tp_status cvw_rgb_to_lab(const tp_image *src, tp_image *dst,
+                                    tp_error *err) {
+  return cvw__guard(err, "colour conversion", [&]() -> tp_status {
+    if (!cvw__image_valid(src) || !cvw__image_valid(dst) ||
+        src->channels != 3 || dst->channels != 3 || !same_size(src, dst))
+      return tp_error_set(err, TP_ERR_INVALID, "lab: bad image");
+    cv::Mat out = cvw__mat_view(dst);
+    cv::cvtColor(cvw__mat_view(src), out, cv::COLOR_RGB2Lab);
+    return TP_OK;
+  });
+}
+
+extern "C" tp_status cvw_resize(const tp_image *src, tp_image *dst,
+                                tp_error *err) {
+  return cvw__guard(err, "resize", [&]() -> tp_status {
+    if (!cvw__image_valid(src) || !cvw__image_valid(dst) ||
+        src->channels != dst->channels)
+      return tp_error_set(err, TP_ERR_INVALID, "resize: bad image");
+    bool shrink = dst->width < src->width || dst->height < src->height;
+    cv::Mat out = cvw__mat_view(dst);
+    cv::resize(cvw__mat_view(src), out, out.size(), 0, 0,
+               shrink ? cv::INTER_AREA : cv::INTER_LINEAR);
+    return TP_OK;
+  });
+}
+
+extern "C" tp_status cvw_box_blur_f32(float *data, int width, int height,
+                                      int stride, int radius, tp_error *err) {
+  return cvw__guard(err, "blur", [&]() -> tp_status {
+    if (!data || width <= 0 || height <= 0 || stride < width || radius < 0)
+      return tp_error_set(err, TP_ERR_INVALID, "blur: bad plane");
+    cv::Mat m(height, width, CV_32F, data, (size_t)stride * sizeof(float));
+    cv::blur(m, m, cv::Size(2 * radius + 1, 2 * radius + 1), cv::Point(-1, -1),
+             cv::BORDER_REPLICATE);
+    return TP_OK;
+  });
+}
+
+extern "C" tp_status cvw_mask_outlines(const tp_image *mask, double epsilon_px,
+                                       double min_area_px, double **points,
+                                       int **counts, int *n_polygons,
+                                       tp_error *err) {
+  *points = nullptr;
+  *counts = nullptr;
+  *n_polygons = 0;
+  return cvw__guard(err, "outlines", [&]() -> tp_status {
+    if (!cvw__image_valid(mask) || mask->channels != 1)
+      return tp_error_set(err, TP_ERR_INVALID, "outlines: mask must be gray");
+    cv::Mat m = cvw__mat_view(mask).clone();  // findContours may modify
+    std::vector<std::vector<cv::Point>> contours;
+    cv::findContours(m, contours, cv::RETR_EXTERNAL, cv::CHAIN_APPROX_NONE);
+    std::vector<std::vector<cv::Point>> polys;
+    size_t total = 0;
+    for (const auto &c : contours) {
+      if (cv::contourArea(c) < min_area_px) continue;
+      std::vector<cv::Point> p;
+      cv::approxPolyDP(c, p, epsilon_px, true);
+      if (p.size() < 3) continue;
+      total += p.size();
+      polys.push_back(std::move(p));
+    }
+    if (polys.empty()) return TP_OK;
+    double *pts = (double *)malloc(total * 2 * sizeof(double));
+    int *cnt = (int *)malloc(polys.size() * sizeof(int));
+    if (!pts || !cnt) {
+      free(pts);
+      free(cnt);
+      return tp_error_set(err, TP_ERR_NOMEM, "outlines: out of memory");
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < polys.size(); i++) {
+      cnt[i] = (int)polys[i].size();
+      for (const auto &q : polys[i]) {
+        pts[k++] = q.x;
+        pts[k++] = q.y;
+      }
+    }
+    *points = pts;
+    *counts = cnt;
+    *n_polygons = (int)polys.size();
+    return TP_OK;
+  });
+}
+
+extern "C" tp_status cvw_mask_fill_holes(tp_image *mask, double max_hole_px,
+                                         tp_error *err) {
+  return cvw__guard(err, "fill holes", [&]() -> tp_status {
+    if (!cvw__image_valid(mask) || mask->channels != 1)
+      return tp_error_set(err, TP_ERR_INVALID, "fill holes: mask must be gray");
+    cv::Mat m = cvw__mat_view(mask);
+    cv::Mat work = m.clone();
+    std::vector<std::vector<cv::Point>> contours;
+    std::vector<cv::Vec4i> tree;
+    cv::findContours(work, contours, tree, cv::RETR_CCOMP, cv::CHAIN_APPROX_SIMPLE);
+    for (size_t i = 0; i < contours.size(); i++)
+      if (tree[i][3] >= 0 && cv::contourArea(contours[i]) <= max_hole_px)
+        cv::drawContours(m, contours, (int)i, cv::Scalar(255), cv::FILLED);
+    return TP_OK;
+  });
+}

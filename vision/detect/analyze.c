@@ -1,0 +1,407 @@
+/* analyze: one photo of the table -> cards, carpets, who lies on top.
+ *
+ * Stages (each timed in vis_profile):
+ *   markers   find the table markers (vision/cvw)
+ *   mapping   image -> table mm, then a top-down "rectified" table image at
+ *             px_per_mm, in Lab
+ *   detect    object mask (deck colours versus the table's own), corner
+ *             hypotheses of known card size
+ *   identify  deck faces matched to hypotheses, top of the pile first
+ *   stacking  overlaps, who is on top, on_cards, visible fractions */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cvw.h"
+#include "vision_internal.h"
+
+struct vis_analyzer {
+  const vis_deck *deck;
+  vis_settings s;
+  cvw_detector *det;
+  float obj_hist[VIS__NBINS];
+  vis__template *tpl;
+  int n_tpl;
+};
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+void vis_settings_default(vis_settings *s) {
+  memset(s, 0, sizeof *s);
+  s->px_per_mm = 2.0;
+  for (int i = 0; i < 4; i++) s->marker_ids[i] = i;
+  s->marker_mm = 40;
+  strcpy(s->dict, "4X4_50");
+  s->type_min_score = 0.55;
+  s->type_min_margin = 0.08;
+  s->card_min_visible = 0.03;
+  s->min_overlap_mm2 = 10;
+}
+
+void vis_result_free(vis_result *res) {
+  if (!res) return;
+  free(res->cards);
+  free(res->carpets);
+  free(res->overlaps);
+  memset(res, 0, sizeof *res);
+}
+
+void vis_analyzer_destroy(vis_analyzer *an) {
+  if (!an) return;
+  cvw_detector_destroy(an->det);
+  for (int i = 0; i < an->n_tpl; i++) vis__template_free(&an->tpl[i]);
+  free(an->tpl);
+  free(an);
+}
+
+static tp_status build_templates(vis_analyzer *an, tp_error *err) {
+  const vis_deck *d = an->deck;
+  an->tpl = calloc(VIS_TYPE_COUNT + 2 * VIS_MAX_CARPETS, sizeof *an->tpl);
+  if (!an->tpl) return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+  tp_status st = TP_OK;
+  for (int i = 0; !st && i < VIS_TYPE_COUNT; i++)
+    if (vis_deck_has_type(d, i))
+      st = vis__template_build(vis_deck_type_face(d, i), d->card_mm[0],
+                               d->card_mm[1], VIS__FACE_TYPE, i,
+                               &an->tpl[an->n_tpl++], err);
+  for (int i = 0; !st && i < d->n_carpets; i++) {
+    st = vis__template_build(vis_deck_carpet_face(d, i), d->carpet_mm[0],
+                             d->carpet_mm[1], VIS__FACE_CARPET, i,
+                             &an->tpl[an->n_tpl++], err);
+    if (!st && vis_deck_carpet_back(d, i))
+      st = vis__template_build(vis_deck_carpet_back(d, i), d->carpet_mm[0],
+                               d->carpet_mm[1], VIS__FACE_BACK, i,
+                               &an->tpl[an->n_tpl++], err);
+  }
+  return st;
+}
+
+tp_status vis_analyzer_create(const vis_deck *deck, const vis_settings *s,
+                              vis_analyzer **out, tp_error *err) {
+  *out = NULL;
+  vis_analyzer *an = calloc(1, sizeof *an);
+  if (!an) return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+  an->deck = deck;
+  if (s)
+    an->s = *s;
+  else
+    vis_settings_default(&an->s);
+  if (an->s.px_per_mm < 0.5 || an->s.px_per_mm > 8) {
+    vis_analyzer_destroy(an);
+    return tp_error_set(err, TP_ERR_INVALID, "px_per_mm must be 0.5..8");
+  }
+  cvw_dict *dict = NULL;
+  tp_status st = cvw_dict_create(an->s.dict, &dict, err);
+  if (!st) st = cvw_detector_create(dict, NULL, &an->det, err);
+  cvw_dict_destroy(dict);
+  if (!st) st = vis__deck_check(deck, "deck", err);
+  if (!st) st = vis__object_model_build(deck, an->obj_hist, err);
+  if (!st) st = build_templates(an, err);
+  if (st) {
+    vis_analyzer_destroy(an);
+    return st;
+  }
+  *out = an;
+  return TP_OK;
+}
+
+/* ---------------------------------------------------------- markers */
+
+static tp_status find_table(vis_analyzer *an, const tp_image *rgb,
+                            vis_result *res, double H[9], tp_error *err) {
+  cvw_marker mk[64];
+  size_t found = 0;
+  tp_status st = cvw_detect_markers(an->det, rgb, mk, 64, &found, err);
+  if (st) return st;
+  double corners[4][4][2];
+  int n = 0;
+  bool have[4] = {false};
+  for (int want = 0; want < 4; want++)
+    for (size_t i = 0; i < found && i < 64; i++)
+      if (mk[i].id == an->s.marker_ids[want] && !have[want]) {
+        have[want] = true;
+        res->markers_seen[res->n_markers_seen++] = mk[i].id;
+        memcpy(corners[n++], mk[i].corners, sizeof mk[i].corners);
+      }
+  if (!have[0] || !have[1] || n < 3)
+    return tp_error_set(err, TP_ERR_NOTFOUND,
+                        "table markers not found (saw %d of ids %d..%d): put "
+                        "the printed markers (teppich markers sheet) in view",
+                        n, an->s.marker_ids[0], an->s.marker_ids[3]);
+  return vis__table_from_markers((const double(*)[4][2])corners, n,
+                                 an->s.marker_mm, H, err);
+}
+
+/* ---------------------------------------------------------- mapping */
+
+static void table_free(vis__table *t) {
+  tp_image_free(&t->rgb);
+  tp_image_free(&t->lab);
+  tp_image_free(&t->object);
+}
+
+/* The rectified table covers the markers' box and a margin around it. */
+static tp_status rectify(const vis_analyzer *an, const tp_image *rgb,
+                         const double H[9], vis__table *t, tp_error *err) {
+  double Hinv[9];
+  if (!vis__mat3_inv(H, Hinv))
+    return tp_error_set(err, TP_ERR_INVALID, "the table mapping is singular");
+  /* the table area: where the image corners land, limited to the markers'
+   * box plus a generous margin */
+  double x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9;
+  const double img_c[4][2] = {{0, 0}, {rgb->width - 1, 0},
+                              {rgb->width - 1, rgb->height - 1}, {0, rgb->height - 1}};
+  for (int i = 0; i < 4; i++) {
+    vis_pt p = vis__apply_h(H, img_c[i][0], img_c[i][1]);
+    x0 = fmin(x0, p.x), y0 = fmin(y0, p.y), x1 = fmax(x1, p.x), y1 = fmax(y1, p.y);
+  }
+  x0 = fmax(x0, -150), y0 = fmax(y0, -150);
+  x1 = fmin(x1, 1500), y1 = fmin(y1, 1500);
+  double s = an->s.px_per_mm;
+  int w = (int)ceil((x1 - x0) * s), h = (int)ceil((y1 - y0) * s);
+  if (w < 50 || h < 50)
+    return tp_error_set(err, TP_ERR_NOTFOUND, "the table area is too small");
+  t->px_per_mm = s;
+  t->x0_mm = x0;
+  t->y0_mm = y0;
+  if (tp_image_alloc(&t->rgb, w, h, 3) || tp_image_alloc(&t->lab, w, h, 3) ||
+      tp_image_alloc(&t->object, w, h, 1))
+    return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the table image");
+  const double S[9] = {1 / s, 0, x0, 0, 1 / s, y0, 0, 0, 1};
+  double M[9];
+  vis__mat3_mul(Hinv, S, M);
+  tp_status st = cvw_warp_homography(rgb, M, &t->rgb, err);
+  if (!st) st = cvw_rgb_to_lab(&t->rgb, &t->lab, err);
+  return st;
+}
+
+/* ---------------------------------------------------------- results */
+
+static vis_rect rect_to_mm(const vis__table *t, const vis_rect *r) {
+  vis_rect m = *r;
+  m.center = vis__px_to_mm(t, r->center);
+  m.w = r->w / t->px_per_mm;
+  m.h = r->h / t->px_per_mm;
+  return m;
+}
+
+typedef struct {
+  int n;
+  int on_top;   /* samples where the carpet shows */
+  int under;    /* samples where the other shows */
+} evidence;
+
+/* In the overlap of objects a and b, which face do the pixels show? */
+static evidence overlap_evidence(const vis_analyzer *an, const vis__table *t,
+                                 const vis__object *a, const vis__object *b) {
+  evidence e = {0, 0, 0};
+  vis_pt c[4];
+  vis_rect_corners(&a->r_px, c);
+  double x0 = c[0].x, x1 = c[0].x, y0 = c[0].y, y1 = c[0].y;
+  for (int i = 1; i < 4; i++)
+    x0 = fmin(x0, c[i].x), x1 = fmax(x1, c[i].x), y0 = fmin(y0, c[i].y), y1 = fmax(y1, c[i].y);
+  const double margin = 2 * t->px_per_mm; /* stay off both outlines */
+  vis_rect ai = a->r_px, bi = b->r_px;
+  ai.w -= 2 * margin, ai.h -= 2 * margin, bi.w -= 2 * margin, bi.h -= 2 * margin;
+  for (double y = floor(y0); y <= y1; y += 2)
+    for (double x = floor(x0); x <= x1; x += 2) {
+      vis_pt p = {x, y};
+      if (!vis_rect_contains(&ai, p) || !vis_rect_contains(&bi, p)) continue;
+      double ra = vis__object_residual(t, &an->tpl[a->face], a, x, y);
+      double rb = vis__object_residual(t, &an->tpl[b->face], b, x, y);
+      if (ra < 0 || rb < 0) continue;
+      e.n++;
+      if (ra + 4 < rb) e.on_top++;
+      if (rb + 4 < ra) e.under++;
+    }
+  return e;
+}
+
+static void set_reason(char *dst, const char *text) {
+  snprintf(dst, VIS_REASON_MAX, "%s", text);
+}
+
+static tp_status build_result(const vis_analyzer *an, const vis__table *t,
+                              const vis__object *obj, int n_obj,
+                              vis_result *res, tp_error *err) {
+  res->cards = calloc((size_t)n_obj + 1, sizeof *res->cards);
+  res->carpets = calloc((size_t)n_obj + 1, sizeof *res->carpets);
+  res->overlaps = calloc((size_t)n_obj * (size_t)n_obj + 1, sizeof *res->overlaps);
+  int *index = calloc((size_t)n_obj + 1, sizeof *index); /* object -> card/carpet */
+  if (!res->cards || !res->carpets || !res->overlaps || !index) {
+    free(index);
+    return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the result");
+  }
+  for (int i = 0; i < n_obj; i++) {
+    const vis__object *o = &obj[i];
+    const vis__template *tp = &an->tpl[o->face];
+    double visible = o->total ? (double)o->valid / o->total : 0;
+    if (tp->kind == VIS__FACE_TYPE) {
+      vis_card *c = &res->cards[res->n_cards];
+      index[i] = res->n_cards++;
+      c->type = tp->index;
+      c->rect = rect_to_mm(t, &o->r_px);
+      c->visible_fraction = visible;
+      c->type_score = o->score;
+      c->type_margin = o->explained ? (double)(o->explained - o->second_explained) / o->explained : 0;
+      c->upside_down = o->flipped; /* relative to the long axis angle */
+      if (o->score < an->s.type_min_score) {
+        c->uncertain = true;
+        set_reason(c->reason, "the visible part matches no card face well");
+      } else if (o->second_face >= 0 && c->type_margin < an->s.type_min_margin) {
+        c->uncertain = true;
+        snprintf(c->reason, VIS_REASON_MAX, "could also be %s",
+                 vis_type_name(an->tpl[o->second_face].index));
+      }
+    } else {
+      vis_carpet *c = &res->carpets[res->n_carpets];
+      index[i] = res->n_carpets++;
+      c->carpet = tp->index;
+      snprintf(c->colour, sizeof c->colour, "%s", vis_deck_carpet_colour(an->deck, tp->index));
+      c->face_down = tp->kind == VIS__FACE_BACK;
+      c->rect = rect_to_mm(t, &o->r_px);
+      c->visible_fraction = visible;
+    }
+  }
+  /* overlaps: a carpet against every card and every later carpet */
+  for (int i = 0; i < n_obj; i++) {
+    if (an->tpl[obj[i].face].kind == VIS__FACE_TYPE) continue;
+    vis_carpet *cp = &res->carpets[index[i]];
+    for (int j = 0; j < n_obj; j++) {
+      if (j == i) continue;
+      bool other_carpet = an->tpl[obj[j].face].kind != VIS__FACE_TYPE;
+      if (other_carpet && j < i) continue; /* each carpet pair once */
+      vis_rect rj = rect_to_mm(t, &obj[j].r_px);
+      double area = vis_rect_overlap_area(&cp->rect, &rj);
+      if (area <= an->s.min_overlap_mm2) continue;
+      evidence e = overlap_evidence(an, t, &obj[i], &obj[j]);
+      vis_overlap *ov = &res->overlaps[res->n_overlaps++];
+      ov->carpet = index[i];
+      ov->other = index[j];
+      ov->other_is_carpet = other_carpet;
+      ov->area_mm2 = area;
+      int decided = e.on_top + e.under;
+      if (decided >= 12 && (e.on_top > 2 * e.under || e.under > 2 * e.on_top)) {
+        ov->carpet_on_top = e.on_top > e.under;
+        ov->confidence = (double)abs(e.on_top - e.under) / decided;
+      } else {
+        /* nothing to see (hidden under a third object): the matcher's
+         * order, top first */
+        ov->carpet_on_top = i < j;
+        ov->confidence = 0.5;
+        ov->uncertain = true;
+      }
+      if (other_carpet) continue;
+      if (ov->carpet_on_top) {
+        if (cp->n_on_cards < 64) cp->on_cards[cp->n_on_cards++] = index[j];
+      } else if (cp->n_under_cards < 64) {
+        cp->under_cards[cp->n_under_cards++] = index[j];
+      }
+      if (ov->uncertain && !cp->uncertain) {
+        cp->uncertain = true;
+        snprintf(cp->reason, VIS_REASON_MAX,
+                 "cannot see whether it lies on or under card %d", index[j]);
+      }
+    }
+  }
+  free(index);
+  return TP_OK;
+}
+
+static void debug_dump(const vis_analyzer *an, const vis__table *t,
+                       const vis_rect *hyps, int n_hyps) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/table.png", an->s.debug_dir);
+  cvw_image_write(path, &t->rgb, 0, NULL);
+  snprintf(path, sizeof path, "%s/object.png", an->s.debug_dir);
+  cvw_image_write(path, &t->object, 0, NULL);
+  snprintf(path, sizeof path, "%s/hyps.txt", an->s.debug_dir);
+  FILE *f = fopen(path, "w");
+  if (!f) return;
+  for (int i = 0; i < n_hyps; i++)
+    fprintf(f, "%.1f %.1f %.1f %.1f %.1f\n", hyps[i].center.x, hyps[i].center.y,
+            hyps[i].w, hyps[i].h, hyps[i].angle_deg);
+  fclose(f);
+}
+
+static void debug_objects(const vis_analyzer *an, const vis__object *o, int n) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/objects.txt", an->s.debug_dir);
+  FILE *f = fopen(path, "w");
+  if (!f) return;
+  for (int i = 0; i < n; i++) {
+    const vis__template *tp = &an->tpl[o[i].face];
+    fprintf(f, "%d kind %d idx %d flip %d expl %d valid %d total %d score %.3f second %d(%d) at %.1f %.1f %.1f\n",
+            i, tp->kind, tp->index, o[i].flipped, o[i].explained, o[i].valid, o[i].total,
+            o[i].score, o[i].second_face, o[i].second_explained, o[i].r_px.center.x,
+            o[i].r_px.center.y, o[i].r_px.angle_deg);
+  }
+  fclose(f);
+}
+
+static int by_int(const void *a, const void *b) {
+  return *(const int *)a - *(const int *)b;
+}
+
+tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
+                      const double *table_from_image, vis_result *res,
+                      tp_error *err) {
+  memset(res, 0, sizeof *res);
+  if (!rgb || !rgb->data || rgb->channels != 3 || rgb->width < 16 || rgb->height < 16)
+    return tp_error_set(err, TP_ERR_INVALID, "analyze needs an RGB image");
+  double t0 = now_ms(), t1;
+  vis__table t = {0};
+  vis_rect *hyps = NULL;
+  vis__object *obj = NULL;
+  int n_hyps = 0, n_obj = 0;
+  tp_status st = TP_OK;
+  if (table_from_image) {
+    memcpy(res->homography, table_from_image, sizeof res->homography);
+  } else {
+    st = find_table(an, rgb, res, res->homography, err);
+  }
+  t1 = now_ms();
+  res->profile.markers_ms = t1 - t0;
+  if (st) goto done;
+  st = rectify(an, rgb, res->homography, &t, err);
+  res->profile.mapping_ms = now_ms() - t1;
+  t1 = now_ms();
+  if (!st) st = vis__object_mask(&t, an->obj_hist, err);
+  double s = an->s.px_per_mm;
+  const double sizes[2][2] = {{an->deck->card_mm[0] * s, an->deck->card_mm[1] * s},
+                              {an->deck->carpet_mm[0] * s, an->deck->carpet_mm[1] * s}};
+  bool same = fabs(sizes[0][0] - sizes[1][0]) < 0.5 && fabs(sizes[0][1] - sizes[1][1]) < 0.5;
+  if (!st) /* dark print inside a card can look like the table */
+    st = cvw_mask_fill_holes(&t.object, 0.5 * sizes[0][0] * sizes[0][1], err);
+  if (!st) st = vis__hypotheses(&t, sizes, same ? 1 : 2, &hyps, &n_hyps, err);
+  if (!st && an->s.debug_dir) debug_dump(an, &t, hyps, n_hyps);
+  res->profile.detect_ms = now_ms() - t1;
+  t1 = now_ms();
+  vis__match_params mp = {.tau = 22, .min_ratio = 0.6, .step = 2};
+  double card_samples = an->deck->card_mm[0] * an->deck->card_mm[1] / (mp.step * mp.step);
+  mp.min_explained = (int)(an->s.card_min_visible * card_samples);
+  if (!st) st = vis__match(&t, an->tpl, an->n_tpl, hyps, n_hyps, &mp, &obj, &n_obj, err);
+  res->profile.identify_ms = now_ms() - t1;
+  t1 = now_ms();
+  if (!st && an->s.debug_dir) debug_objects(an, obj, n_obj);
+  if (!st) st = build_result(an, &t, obj, n_obj, res, err);
+  res->profile.stacking_ms = now_ms() - t1;
+  qsort(res->markers_seen, (size_t)res->n_markers_seen, sizeof(int), by_int);
+done:
+  free(hyps);
+  free(obj);
+  table_free(&t);
+  res->profile.total_ms = now_ms() - t0;
+  if (st) {
+    vis_profile keep = res->profile;
+    vis_result_free(res);
+    res->profile = keep;
+  }
+  return st;
+}

@@ -1,0 +1,185 @@
+/* fit: rectangle hypotheses of known size from the object mask.
+ *
+ * The cards and carpets on the table form blobs in the object mask; their
+ * outlines (polygons) are made of straight pieces of real card edges. Every
+ * pair of perpendicular outline edges meets in a corner; with the known
+ * card size, a corner and its two directions give the whole rectangle, even
+ * when a corner and an edge are all that shows of a card. Hypotheses whose
+ * inside is not (almost) all object are dropped; deciding which of the
+ * rest are real is the face matcher's job (match.c). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cvw.h"
+#include "vision_internal.h"
+
+#define VIS_PI 3.14159265358979323846
+enum { OUTSIDE = 255 };
+
+static bool object_at(const vis__table *t, double x, double y) {
+  int ix = (int)lround(x), iy = (int)lround(y);
+  if (ix < 0 || iy < 0 || ix >= t->object.width || iy >= t->object.height)
+    return false;
+  return tp_image_row(&t->object, iy)[ix] != 0;
+}
+
+double vis__object_fraction(const vis__table *t, const vis_rect *r) {
+  double a = r->angle_deg * VIS_PI / 180.0;
+  double ux = cos(a), uy = sin(a), vx = -uy, vy = ux;
+  int hit = 0, all = 0;
+  const double step = 3.0, m = 3.0; /* off the blurred border */
+  for (double p = -r->h / 2 + m; p <= r->h / 2 - m; p += step)
+    for (double q = -r->w / 2 + m; q <= r->w / 2 - m; q += step) {
+      all++;
+      hit += object_at(t, r->center.x + p * ux + q * vx,
+                       r->center.y + p * uy + q * vy);
+    }
+  return all ? (double)hit / all : 0;
+}
+
+typedef struct {
+  double ax, ay, bx, by; /* end points */
+  double len, angle;     /* angle in radians */
+} seg;
+
+/* Builds the rectangle with corner p whose sides run along d1 (length l1)
+ * and d2 (length l2), d1 and d2 unit and perpendicular. */
+static vis_rect rect_from_corner(double px, double py, double d1x, double d1y,
+                                 double l1, double d2x, double d2y, double l2) {
+  vis_rect r;
+  r.center.x = px + d1x * l1 / 2 + d2x * l2 / 2;
+  r.center.y = py + d1y * l1 / 2 + d2y * l2 / 2;
+  bool first_long = l1 >= l2;
+  r.h = first_long ? l1 : l2;
+  r.w = first_long ? l2 : l1;
+  double ang = first_long ? atan2(d1y, d1x) : atan2(d2y, d2x);
+  r.angle_deg = vis_normalize_angle180(ang * 180.0 / VIS_PI);
+  return r;
+}
+
+/* Extent of segment s along unit direction d from p: both ends must lie
+ * within [-tol, len + tol]. */
+static bool seg_fits(const seg *s, double px, double py, double dx, double dy,
+                     double len, double tol) {
+  double e1 = (s->ax - px) * dx + (s->ay - py) * dy;
+  double e2 = (s->bx - px) * dx + (s->by - py) * dy;
+  return fmin(e1, e2) >= -tol && fmax(e1, e2) <= len + tol;
+}
+
+typedef struct {
+  vis_rect *v;
+  int n, cap;
+} rect_list;
+
+static void push_rect(rect_list *l, const vis_rect *r) {
+  if (l->n == l->cap) {
+    int cap = l->cap ? l->cap * 2 : 64;
+    vis_rect *v = realloc(l->v, sizeof *v * (size_t)cap);
+    if (!v) return; /* keep what we have */
+    l->v = v;
+    l->cap = cap;
+  }
+  l->v[l->n++] = *r;
+}
+
+/* Same size, centre within 2 px and angle within 2 degrees. */
+static bool is_duplicate(const rect_list *l, const vis_rect *r) {
+  for (int i = 0; i < l->n; i++) {
+    const vis_rect *q = &l->v[i];
+    double da = fabs(q->angle_deg - r->angle_deg);
+    if (da > 90) da = 180 - da;
+    if (fabs(q->h - r->h) < 0.5 && fabs(q->w - r->w) < 0.5 && da < 2 &&
+        hypot(q->center.x - r->center.x, q->center.y - r->center.y) < 2)
+      return true;
+  }
+  return false;
+}
+
+/* Hypotheses from one perpendicular pair of outline segments. */
+static void corner_hypotheses(const vis__table *t, const seg *si,
+                              const seg *sj, double w, double h,
+                              rect_list *out) {
+  double tix = cos(si->angle), tiy = sin(si->angle);
+  double tjx = cos(sj->angle), tjy = sin(sj->angle);
+  double den = tix * tjy - tiy * tjx;
+  if (fabs(den) < 0.9) return; /* not perpendicular enough (> ~25 deg off) */
+  /* intersection of the two lines */
+  double dx = sj->ax - si->ax, dy = sj->ay - si->ay;
+  double s = (dx * tjy - dy * tjx) / den;
+  double px = si->ax + s * tix, py = si->ay + s * tiy;
+  /* directions from the corner toward each segment */
+  double mix = (si->ax + si->bx) / 2 - px, miy = (si->ay + si->by) / 2 - py;
+  double mjx = (sj->ax + sj->bx) / 2 - px, mjy = (sj->ay + sj->by) / 2 - py;
+  if (mix * tix + miy * tiy < 0) tix = -tix, tiy = -tiy;
+  if (mjx * tjx + mjy * tjy < 0) tjx = -tjx, tjy = -tjy;
+  /* make them exactly perpendicular, weighting by segment length */
+  double ai = atan2(tiy, tix), aj = atan2(tjy, tjx);
+  double cross = tix * tjy - tiy * tjx; /* +1: j is i turned by +90 */
+  double aj_as_i = aj - (cross > 0 ? 1 : -1) * VIS_PI / 2;
+  double diff = remainder(aj_as_i - ai, 2 * VIS_PI);
+  double a = ai + diff * sj->len / (si->len + sj->len);
+  double d1x = cos(a), d1y = sin(a);
+  double sign = cross > 0 ? 1 : -1;
+  double d2x = -sign * d1y, d2y = sign * d1x;
+  /* the corner moves a little with the averaged angle; fine at this size */
+  for (int k = 0; k < 2; k++) {
+    double l1 = k ? h : w, l2 = k ? w : h;
+    double tol = 0.05 * fmax(l1, l2) + 3;
+    if (!seg_fits(si, px, py, d1x, d1y, l1, tol) ||
+        !seg_fits(sj, px, py, d2x, d2y, l2, tol))
+      continue;
+    vis_rect r = rect_from_corner(px, py, d1x, d1y, l1, d2x, d2y, l2);
+    if (!is_duplicate(out, &r) && vis__object_fraction(t, &r) > 0.85)
+      push_rect(out, &r);
+  }
+}
+
+/* Outline segments long enough to carry a direction. */
+static seg *outline_segments(const double *pts, const int *counts, int n_poly,
+                             int poly, int *n_seg, double min_len) {
+  int off = 0;
+  for (int i = 0; i < poly; i++) off += counts[i];
+  int n = counts[poly];
+  seg *s = malloc(sizeof *s * (size_t)n);
+  *n_seg = 0;
+  if (!s) return NULL;
+  for (int i = 0; i < n; i++) {
+    const double *a = pts + 2 * (off + i), *b = pts + 2 * (off + (i + 1) % n);
+    seg g = {a[0], a[1], b[0], b[1], hypot(b[0] - a[0], b[1] - a[1]), 0};
+    if (g.len < min_len) continue;
+    g.angle = atan2(b[1] - a[1], b[0] - a[0]);
+    s[(*n_seg)++] = g;
+  }
+  (void)n_poly;
+  return s;
+}
+
+tp_status vis__hypotheses(const vis__table *t, const double (*sizes)[2],
+                          int n_sizes, vis_rect **out, int *n_out,
+                          tp_error *err) {
+  *out = NULL;
+  *n_out = 0;
+  double *pts = NULL;
+  int *counts = NULL, n_poly = 0;
+  double min_w = sizes[0][0];
+  for (int k = 1; k < n_sizes; k++) min_w = fmin(min_w, sizes[k][0]);
+  tp_status st = cvw_mask_outlines(&t->object, 1.5, 0.01 * min_w * min_w,
+                                   &pts, &counts, &n_poly, err);
+  if (st) return st;
+  rect_list hyps = {0};
+  for (int p = 0; p < n_poly; p++) {
+    int ns;
+    seg *s = outline_segments(pts, counts, n_poly, p, &ns, fmax(6, 0.1 * min_w));
+    for (int i = 0; s && i < ns; i++)
+      for (int j = i + 1; j < ns; j++)
+        for (int k = 0; k < n_sizes; k++)
+          corner_hypotheses(t, &s[i], &s[j], sizes[k][0], sizes[k][1], &hyps);
+    free(s);
+  }
+  free(pts);
+  free(counts);
+  *out = hyps.v;
+  *n_out = hyps.n;
+  return TP_OK;
+}

@@ -1,0 +1,104 @@
+/* geom: oriented rectangles and convex polygon overlap in table mm. */
+#include <math.h>
+#include <string.h>
+
+#include "vision.h"
+
+#define VIS_PI 3.14159265358979323846
+
+double vis_normalize_angle180(double deg) {
+  double a = fmod(deg, 180.0);
+  if (a < 0) a += 180.0;
+  if (a >= 180.0) a -= 180.0;
+  return a;
+}
+
+void vis_rect_corners(const vis_rect *r, vis_pt out[4]) {
+  double t = r->angle_deg * VIS_PI / 180.0;
+  double ux = cos(t), uy = sin(t); /* long axis */
+  double vx = -uy, vy = ux;        /* short axis */
+  double hh = r->h / 2, hw = r->w / 2;
+  const double s[4][2] = {{-1, -1}, {-1, 1}, {1, 1}, {1, -1}};
+  for (int i = 0; i < 4; i++) {
+    out[i].x = r->center.x + s[i][0] * hh * ux + s[i][1] * hw * vx;
+    out[i].y = r->center.y + s[i][0] * hh * uy + s[i][1] * hw * vy;
+  }
+}
+
+double vis_polygon_area(const vis_pt *p, int n) {
+  double a = 0;
+  for (int i = 0; i < n; i++) {
+    const vis_pt *q = &p[(i + 1) % n];
+    a += p[i].x * q->y - q->x * p[i].y;
+  }
+  return fabs(a) / 2;
+}
+
+static double signed_area(const vis_pt *p, int n) {
+  double a = 0;
+  for (int i = 0; i < n; i++) {
+    const vis_pt *q = &p[(i + 1) % n];
+    a += p[i].x * q->y - q->x * p[i].y;
+  }
+  return a / 2;
+}
+
+/* Sutherland-Hodgman: clips subject by one half-plane (left of a->b for a
+ * counter-clockwise clip polygon). Returns the new vertex count. */
+static int clip_half(const vis_pt *in, int n, vis_pt a, vis_pt b, vis_pt *out) {
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    vis_pt p = in[i], q = in[(i + 1) % n];
+    double sp = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x);
+    double sq = (b.x - a.x) * (q.y - a.y) - (b.y - a.y) * (q.x - a.x);
+    if (sp >= 0) out[m++] = p;
+    if ((sp >= 0) != (sq >= 0)) {
+      double t = sp / (sp - sq);
+      out[m].x = p.x + t * (q.x - p.x);
+      out[m].y = p.y + t * (q.y - p.y);
+      m++;
+    }
+  }
+  return m;
+}
+
+enum { MAX_CLIP = 64 };
+
+double vis_convex_overlap_area(const vis_pt *a, int na, const vis_pt *b,
+                               int nb) {
+  if (na < 3 || nb < 3 || na > MAX_CLIP / 4 || nb > MAX_CLIP / 4) return 0;
+  vis_pt clip[MAX_CLIP / 4];
+  memcpy(clip, b, sizeof *b * (size_t)nb);
+  if (signed_area(clip, nb) < 0) /* make the clip polygon counter-clockwise */
+    for (int i = 0; i < nb / 2; i++) {
+      vis_pt t = clip[i];
+      clip[i] = clip[nb - 1 - i];
+      clip[nb - 1 - i] = t;
+    }
+  vis_pt buf1[MAX_CLIP], buf2[MAX_CLIP];
+  memcpy(buf1, a, sizeof *a * (size_t)na);
+  int n = na;
+  vis_pt *in = buf1, *out = buf2;
+  for (int i = 0; i < nb && n > 0; i++) {
+    n = clip_half(in, n, clip[i], clip[(i + 1) % nb], out);
+    vis_pt *t = in;
+    in = out;
+    out = t;
+  }
+  return n >= 3 ? vis_polygon_area(in, n) : 0;
+}
+
+double vis_rect_overlap_area(const vis_rect *a, const vis_rect *b) {
+  vis_pt pa[4], pb[4];
+  vis_rect_corners(a, pa);
+  vis_rect_corners(b, pb);
+  return vis_convex_overlap_area(pa, 4, pb, 4);
+}
+
+bool vis_rect_contains(const vis_rect *r, vis_pt p) {
+  double t = r->angle_deg * VIS_PI / 180.0;
+  double dx = p.x - r->center.x, dy = p.y - r->center.y;
+  double u = dx * cos(t) + dy * sin(t), v = -dx * sin(t) + dy * cos(t);
+  const double eps = 1e-9;
+  return fabs(u) <= r->h / 2 + eps && fabs(v) <= r->w / 2 + eps;
+}

@@ -1,0 +1,441 @@
+/* match: which rectangle hypotheses are real cards and carpets, what they
+ * are, and in which order they lie.
+ *
+ * Every hypothesis is sampled once (1 sample per mm, every `step`-th) from
+ * the rectified table and compared with every deck face of its size, in
+ * both 180-degree orientations. A face "explains" a sample when the sample
+ * matches it after a per-channel gain/offset fit (uneven light, white
+ * balance). Greedy from the top of the pile down: the hypothesis explaining
+ * the most samples is accepted and claims its whole area; hypotheses under
+ * it lose those samples and are scored again. What lies on top is complete,
+ * so it wins first; what lies under it is judged only by what still shows. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cvw.h"
+#include "vision_internal.h"
+
+#define VIS_PI 3.14159265358979323846
+
+tp_status vis__template_build(const tp_image *face, double w_mm, double h_mm,
+                              int kind, int index, vis__template *out,
+                              tp_error *err) {
+  memset(out, 0, sizeof *out);
+  out->kind = kind;
+  out->index = index;
+  out->w_mm = w_mm;
+  out->h_mm = h_mm;
+  out->w = (int)lround(w_mm);
+  out->h = (int)lround(h_mm);
+  tp_image small = {0}, lab = {0};
+  tp_status st = TP_OK;
+  if (tp_image_alloc(&small, out->w, out->h, 3) ||
+      tp_image_alloc(&lab, out->w, out->h, 3)) {
+    st = tp_error_set(err, TP_ERR_NOMEM, "out of memory for a face template");
+    goto done;
+  }
+  st = cvw_resize(face, &small, err);
+  if (!st) st = cvw_rgb_to_lab(&small, &lab, err);
+  if (st) goto done;
+  out->lab = malloc(sizeof(float) * 3 * (size_t)out->w * (size_t)out->h);
+  if (!out->lab) {
+    st = tp_error_set(err, TP_ERR_NOMEM, "out of memory for a face template");
+    goto done;
+  }
+  for (int y = 0; y < out->h; y++) {
+    const uint8_t *p = tp_image_row(&lab, y);
+    for (int x = 0; x < 3 * out->w; x++)
+      out->lab[(size_t)y * 3 * out->w + x] = p[x];
+  }
+done:
+  tp_image_free(&small);
+  tp_image_free(&lab);
+  return st;
+}
+
+void vis__template_free(vis__template *t) {
+  if (!t) return;
+  free(t->lab);
+  t->lab = NULL;
+}
+
+/* Bilinear Lab at (x, y); false outside the table image or where the
+ * camera saw nothing. */
+static bool sample_lab(const vis__table *t, double x, double y, float out[3]) {
+  if (x < 0 || y < 0 || x > t->lab.width - 1.001 || y > t->lab.height - 1.001)
+    return false;
+  int ix = (int)x, iy = (int)y;
+  double fx = x - ix, fy = y - iy;
+  const uint8_t *r0 = tp_image_row(&t->lab, iy) + 3 * ix;
+  const uint8_t *r1 = tp_image_row(&t->lab, iy + 1) + 3 * ix;
+  const uint8_t *c = tp_image_row(&t->rgb, iy) + 3 * ix;
+  if (!(c[0] | c[1] | c[2])) return false;
+  for (int k = 0; k < 3; k++)
+    out[k] = (float)((1 - fy) * ((1 - fx) * r0[k] + fx * r0[3 + k]) +
+                     fy * ((1 - fx) * r1[k] + fx * r1[3 + k]));
+  return true;
+}
+
+/* Face axes in table pixels per face mm: across (face +x) and along (+y). */
+static void face_axes(const vis_rect *r, double s, bool flipped, double *ax,
+                      double *ay, double *lx, double *ly) {
+  double a = r->angle_deg * VIS_PI / 180.0, sg = flipped ? -1 : 1;
+  *lx = sg * s * cos(a);
+  *ly = sg * s * sin(a);
+  *ax = sg * s * sin(a);
+  *ay = -sg * s * cos(a);
+}
+
+/* One hypothesis, sampled. */
+typedef struct {
+  vis_rect r;
+  int tw, th;     /* template grid it was sampled for */
+  int n;          /* samples */
+  int *idx;       /* template index (j*tw+i) of each sample */
+  int *pix;       /* table pixel (y*W+x) of each sample, -1 outside */
+  float *lab;     /* 3 per sample */
+  bool alive;
+  vis__object best;
+} hyp;
+
+static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
+                       double w_mm, double h_mm, int step, hyp *h) {
+  memset(h, 0, sizeof *h);
+  h->r = *r;
+  h->tw = tw;
+  h->th = th;
+  int cap = ((tw + step - 1) / step) * ((th + step - 1) / step);
+  h->idx = malloc(sizeof(int) * (size_t)cap);
+  h->pix = malloc(sizeof(int) * (size_t)cap);
+  h->lab = malloc(sizeof(float) * 3 * (size_t)cap);
+  if (!h->idx || !h->pix || !h->lab) return false;
+  double ax, ay, lx, ly;
+  face_axes(r, t->px_per_mm, false, &ax, &ay, &lx, &ly);
+  for (int j = step / 2; j < th; j += step)
+    for (int i = step / 2; i < tw; i += step) {
+      double dx = (i + 0.5) * w_mm / tw - w_mm / 2;
+      double dy = (j + 0.5) * h_mm / th - h_mm / 2;
+      double x = r->center.x + dx * ax + dy * lx;
+      double y = r->center.y + dx * ay + dy * ly;
+      float lab[3];
+      if (!sample_lab(t, x, y, lab)) continue;
+      int k = h->n++;
+      h->idx[k] = j * tw + i;
+      h->pix[k] = (int)lround(y) * t->lab.width + (int)lround(x);
+      memcpy(h->lab + 3 * k, lab, sizeof lab);
+    }
+  h->alive = h->n > 0;
+  return true;
+}
+
+static void free_hyp(hyp *h) {
+  free(h->idx);
+  free(h->pix);
+  free(h->lab);
+}
+
+static const float channel_weight[3] = {0.5f, 1.0f, 1.0f};
+
+/* Fits gain/offset per channel over the samples flagged in use[], then
+ * counts samples explained. */
+static int fit_and_count(const hyp *h, const float *tpl, bool flipped,
+                         const uint8_t *use, int n_use, double tau,
+                         double gain[3], double offset[3], uint8_t *explained) {
+  int N = h->tw * h->th;
+  for (int c = 0; c < 3; c++) {
+    double so = 0, sf = 0, sff = 0, sof = 0;
+    for (int k = 0; k < h->n; k++) {
+      if (!use[k]) continue;
+      int ti = flipped ? N - 1 - h->idx[k] : h->idx[k];
+      double f = tpl[3 * ti + c], o = h->lab[3 * k + c];
+      so += o, sf += f, sff += f * f, sof += o * f;
+    }
+    double n = fmax(n_use, 1), mf = sf / n, mo = so / n;
+    double var = sff / n - mf * mf, cov = sof / n - mf * mo;
+    double g = var > 4 ? cov / var : 1;
+    /* light changes brightness a lot, colour (a, b around 128) little */
+    double lo = c == 0 ? 0.5 : 0.8, hi = c == 0 ? 1.8 : 1.25;
+    g = fmin(hi, fmax(lo, g));
+    double off = mo - g * mf, base = c == 0 ? 0 : 128 * (1 - g);
+    double lim = c == 0 ? 60 : 14; /* a, b: tint only */
+    off = fmin(base + lim, fmax(base - lim, off));
+    gain[c] = g;
+    offset[c] = off;
+  }
+  int count = 0;
+  for (int k = 0; k < h->n; k++) {
+    int ti = flipped ? N - 1 - h->idx[k] : h->idx[k];
+    double r = 0;
+    for (int c = 0; c < 3; c++)
+      r += channel_weight[c] *
+           fabs(h->lab[3 * k + c] - (gain[c] * tpl[3 * ti + c] + offset[c]));
+    explained[k] = r < tau;
+    count += explained[k];
+  }
+  return count;
+}
+
+typedef struct {
+  const vis__table *t;
+  const vis__template *tpl;
+  int n_tpl;
+  const vis__match_params *mp;
+  const int16_t *claim; /* per table pixel: accepted object or -1 */
+  const bool *used;     /* per template: its carpet is taken */
+  uint8_t *use, *expl;  /* scratch, one per sample */
+} match_ctx;
+
+/* Scores one face in one orientation on the samples not claimed yet. */
+static void score_face(const match_ctx *m, const hyp *h, int f, bool flipped,
+                       vis__object *o) {
+  int valid = 0;
+  for (int k = 0; k < h->n; k++) {
+    m->use[k] = h->pix[k] >= 0 && m->claim[h->pix[k]] < 0;
+    valid += m->use[k];
+  }
+  memset(o, 0, sizeof *o);
+  o->r_px = h->r;
+  o->face = f;
+  o->flipped = flipped;
+  o->valid = valid;
+  o->total = h->n;
+  if (valid < 8) return;
+  const float *tpl = m->tpl[f].lab;
+  int n1 = fit_and_count(h, tpl, flipped, m->use, valid, m->mp->tau, o->gain,
+                         o->offset, m->expl);
+  /* refit on the explained samples only: what lies on top is an outlier */
+  if (n1 >= 8) {
+    for (int k = 0; k < h->n; k++) m->expl[k] = m->expl[k] && m->use[k];
+    int n_ok = 0;
+    for (int k = 0; k < h->n; k++) n_ok += m->expl[k];
+    memcpy(m->use + h->n, m->expl, (size_t)h->n); /* keep: use is 2n long */
+    fit_and_count(h, tpl, flipped, m->use + h->n, n_ok, m->mp->tau, o->gain,
+                  o->offset, m->expl);
+  }
+  int count = 0;
+  for (int k = 0; k < h->n; k++) count += m->expl[k] && m->use[k];
+  o->explained = count;
+  o->score = (double)count / valid;
+}
+
+/* Best face (and the runner-up of the same kind) for a hypothesis. */
+static void score_hyp(const match_ctx *m, hyp *h) {
+  vis__object best = {0};
+  best.face = -1;
+  int second = 0, second_face = -1;
+  for (int f = 0; f < m->n_tpl; f++) {
+    const vis__template *tp = &m->tpl[f];
+    if (m->used[f] || tp->w != h->tw || tp->h != h->th) continue;
+    for (int fl = 0; fl < 2; fl++) {
+      vis__object o;
+      score_face(m, h, f, fl, &o);
+      if (best.face < 0 || o.explained > best.explained) {
+        if (best.face >= 0 && m->tpl[best.face].index != tp->index) {
+          second = best.explained;
+          second_face = best.face;
+        }
+        best = o;
+      } else if (o.explained > second && m->tpl[best.face].index != tp->index) {
+        second = o.explained;
+        second_face = f;
+      }
+    }
+  }
+  best.second_face = second_face;
+  best.second_explained = second;
+  h->best = best;
+  if (best.face < 0) h->alive = false;
+}
+
+static bool acceptable(const match_ctx *m, const hyp *h) {
+  return h->alive && h->best.face >= 0 &&
+         h->best.explained >= m->mp->min_explained &&
+         h->best.score >= m->mp->min_ratio;
+}
+
+/* Destination cards lie side by side, never on each other. */
+static bool overlaps_card(const match_ctx *m, const hyp *h,
+                          const vis__object *acc, int n) {
+  if (m->tpl[h->best.face].kind != VIS__FACE_TYPE) return false;
+  double area = h->r.w * h->r.h;
+  for (int i = 0; i < n; i++)
+    if (m->tpl[acc[i].face].kind == VIS__FACE_TYPE &&
+        vis_rect_overlap_area(&h->r, &acc[i].r_px) > 0.08 * area)
+      return true;
+  return false;
+}
+
+static void claim_rect(const vis__table *t, const vis_rect *r, int16_t id,
+                       int16_t *claim) {
+  vis_pt c[4];
+  vis_rect_corners(r, c);
+  double x0 = c[0].x, x1 = c[0].x, y0 = c[0].y, y1 = c[0].y;
+  for (int i = 1; i < 4; i++) {
+    x0 = fmin(x0, c[i].x), x1 = fmax(x1, c[i].x);
+    y0 = fmin(y0, c[i].y), y1 = fmax(y1, c[i].y);
+  }
+  int W = t->lab.width, H = t->lab.height;
+  for (int y = (int)fmax(0, floor(y0)); y <= (int)fmin(H - 1, ceil(y1)); y++)
+    for (int x = (int)fmax(0, floor(x0)); x <= (int)fmin(W - 1, ceil(x1)); x++) {
+      vis_pt p = {x, y};
+      if (claim[y * W + x] < 0 && vis_rect_contains(r, p)) claim[y * W + x] = id;
+    }
+}
+
+/* Robust misfit of a face at a pose: the mean of the capped residuals over
+ * the samples that nothing accepted earlier (above) hides. */
+static double pose_cost(const vis__table *t, const vis__template *tp,
+                        const int16_t *claim, int16_t self, const vis__object *o,
+                        const vis_rect *r) {
+  double ax, ay, lx, ly, s = t->px_per_mm;
+  face_axes(r, s, o->flipped, &ax, &ay, &lx, &ly);
+  double sum = 0;
+  int n = 0;
+  const double cap = 40;
+  for (int j = 0; j < tp->h; j++)
+    for (int i = 0; i < tp->w; i++) {
+      double dx = (i + 0.5) * tp->w_mm / tp->w - tp->w_mm / 2;
+      double dy = (j + 0.5) * tp->h_mm / tp->h - tp->h_mm / 2;
+      double x = r->center.x + dx * ax + dy * lx, y = r->center.y + dx * ay + dy * ly;
+      int ix = (int)lround(x), iy = (int)lround(y);
+      if (ix < 0 || iy < 0 || ix >= t->lab.width || iy >= t->lab.height) continue;
+      int16_t c = claim[iy * t->lab.width + ix];
+      if (c >= 0 && c < self) continue;
+      float lab[3];
+      if (!sample_lab(t, x, y, lab)) continue;
+      const float *f = tp->lab + 3 * ((size_t)j * tp->w + i);
+      double res = 0;
+      for (int k = 0; k < 3; k++)
+        res += channel_weight[k] * fabs(lab[k] - (o->gain[k] * f[k] + o->offset[k]));
+      sum += fmin(res, cap);
+      n++;
+    }
+  return n ? sum / n : 1e9;
+}
+
+/* Sub-pixel pose: coordinate descent on the face misfit, with shrinking
+ * steps in position (pixels) and angle (degrees). */
+static void refine(const vis__table *t, const vis__template *tp,
+                   const int16_t *claim, int16_t self, vis__object *o) {
+  vis_rect best = o->r_px;
+  double cost = pose_cost(t, tp, claim, self, o, &best);
+  double step = 1.0, astep = 0.5;
+  for (int round = 0; round < 4; round++) {
+    bool moved = true;
+    for (int it = 0; moved && it < 6; it++) {
+      moved = false;
+      const double d[6][3] = {{step, 0, 0}, {-step, 0, 0}, {0, step, 0},
+                              {0, -step, 0}, {0, 0, astep}, {0, 0, -astep}};
+      for (int k = 0; k < 6; k++) {
+        vis_rect r = best;
+        r.center.x += d[k][0];
+        r.center.y += d[k][1];
+        r.angle_deg += d[k][2];
+        double c = pose_cost(t, tp, claim, self, o, &r);
+        if (c < cost) cost = c, best = r, moved = true;
+      }
+    }
+    step /= 2;
+    astep /= 2;
+  }
+  double a = vis_normalize_angle180(best.angle_deg);
+  if (fabs(a - best.angle_deg) > 90) o->flipped = !o->flipped; /* turned by 180 */
+  best.angle_deg = a;
+  o->r_px = best;
+}
+
+tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
+                     const vis_rect *hyps, int n_hyps,
+                     const vis__match_params *mp, vis__object **out,
+                     int *n_out, tp_error *err) {
+  *out = NULL;
+  *n_out = 0;
+  size_t npx = (size_t)t->lab.width * (size_t)t->lab.height;
+  hyp *H = calloc((size_t)n_hyps + 1, sizeof *H);
+  int16_t *claim = malloc(sizeof(int16_t) * npx);
+  bool *used = calloc((size_t)n_tpl + 1, sizeof *used);
+  vis__object *acc = malloc(sizeof *acc * 64);
+  int max_samples = 0;
+  for (int f = 0; f < n_tpl; f++) max_samples = (int)fmax(max_samples, tpl[f].w * tpl[f].h);
+  uint8_t *use = malloc(2 * (size_t)max_samples + 2), *expl = malloc((size_t)max_samples + 1);
+  tp_status st = TP_OK;
+  if (!H || !claim || !used || !acc || !use || !expl) {
+    st = tp_error_set(err, TP_ERR_NOMEM, "out of memory while matching faces");
+    goto done;
+  }
+  for (size_t i = 0; i < npx; i++) claim[i] = -1;
+  match_ctx m = {t, tpl, n_tpl, mp, claim, used, use, expl};
+  double s = t->px_per_mm;
+  for (int i = 0; i < n_hyps; i++) {
+    int f = 0; /* the template grid of this hypothesis's size */
+    while (f < n_tpl && (fabs(tpl[f].w_mm * s - hyps[i].w) > 1 ||
+                         fabs(tpl[f].h_mm * s - hyps[i].h) > 1))
+      f++;
+    if (f == n_tpl) continue;
+    if (!sample_hyp(t, &hyps[i], tpl[f].w, tpl[f].h, tpl[f].w_mm, tpl[f].h_mm,
+                    mp->step, &H[i])) {
+      st = tp_error_set(err, TP_ERR_NOMEM, "out of memory while matching faces");
+      goto done;
+    }
+    if (H[i].alive) score_hyp(&m, &H[i]);
+  }
+  int n = 0;
+  while (n < 64) {
+    int bi = -1;
+    for (int i = 0; i < n_hyps; i++) {
+      if (!acceptable(&m, &H[i])) continue;
+      if (overlaps_card(&m, &H[i], acc, n)) {
+        H[i].alive = false;
+        continue;
+      }
+      if (bi < 0 || H[i].best.explained > H[bi].best.explained) bi = i;
+    }
+    if (bi < 0) break;
+    vis__object o = H[bi].best;
+    acc[n] = o;
+    H[bi].alive = false;
+    claim_rect(t, &o.r_px, (int16_t)n, claim);
+    const vis__template *won = &tpl[o.face];
+    if (won->kind != VIS__FACE_TYPE) /* each carpet lies once on the table */
+      for (int f = 0; f < n_tpl; f++)
+        if (tpl[f].kind != VIS__FACE_TYPE && tpl[f].index == won->index) used[f] = true;
+    n++;
+    for (int i = 0; i < n_hyps; i++)
+      if (H[i].alive && (vis_rect_overlap_area(&H[i].r, &o.r_px) > 0 ||
+                         (H[i].best.face >= 0 && used[H[i].best.face])))
+        score_hyp(&m, &H[i]);
+  }
+  for (int i = 0; i < n; i++) refine(t, &tpl[acc[i].face], claim, (int16_t)i, &acc[i]);
+  *out = acc;
+  *n_out = n;
+  acc = NULL;
+done:
+  for (int i = 0; H && i < n_hyps; i++) free_hyp(&H[i]);
+  free(H);
+  free(claim);
+  free(used);
+  free(acc);
+  free(use);
+  free(expl);
+  return st;
+}
+
+double vis__object_residual(const vis__table *t, const vis__template *tp,
+                            const vis__object *o, double x, double y) {
+  /* table pixel -> face mm, inverse of sample_hyp's mapping */
+  double ax, ay, lx, ly, s = t->px_per_mm;
+  face_axes(&o->r_px, s, o->flipped, &ax, &ay, &lx, &ly);
+  double dx = x - o->r_px.center.x, dy = y - o->r_px.center.y;
+  double fx = (dx * ax + dy * ay) / (s * s) + tp->w_mm / 2;
+  double fy = (dx * lx + dy * ly) / (s * s) + tp->h_mm / 2;
+  int i = (int)floor(fx * tp->w / tp->w_mm), j = (int)floor(fy * tp->h / tp->h_mm);
+  if (i < 0 || j < 0 || i >= tp->w || j >= tp->h) return -1;
+  float lab[3];
+  if (!sample_lab(t, x, y, lab)) return -1;
+  const float *f = tp->lab + 3 * ((size_t)j * tp->w + i);
+  double r = 0;
+  for (int c = 0; c < 3; c++)
+    r += channel_weight[c] * fabs(lab[c] - (o->gain[c] * f[c] + o->offset[c]));
+  return r;
+}

@@ -1,0 +1,153 @@
+/* model: which pixels of the rectified table are cards or carpets.
+ *
+ * The deck says what every card face looks like, so the colours of the
+ * objects are known; the table (plain, wood, a patterned cloth) is not.
+ * Its colour distribution is what remains of the whole table's histogram
+ * once the objects' expected share is taken out (a few EM steps on the
+ * histogram, not the pixels). Per pixel, the log odds object/table are
+ * summed over a small window (naive Bayes over the neighbourhood), which
+ * removes speckle without moving edges. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+
+#include "cvw.h"
+#include "vision_internal.h"
+
+static void add_histogram(const tp_image *lab, float *hist, double weight) {
+  double n = (double)lab->width * lab->height;
+  for (int y = 0; y < lab->height; y++) {
+    const uint8_t *p = tp_image_row(lab, y);
+    for (int x = 0; x < lab->width; x++, p += 3)
+      hist[vis__bin(p)] += (float)(weight / n);
+  }
+}
+
+/* Spreads each bin to its neighbours (lighting and print tolerance). */
+static void smooth_histogram(float *h) {
+  static const int lb = VIS__LBINS, ab = VIS__ABINS;
+  float *tmp = malloc(sizeof(float) * VIS__NBINS);
+  if (!tmp) return;
+  for (int pass = 0; pass < 3; pass++) {
+    memcpy(tmp, h, sizeof(float) * VIS__NBINS);
+    for (int l = 0; l < lb; l++)
+      for (int a = 0; a < ab; a++)
+        for (int b = 0; b < ab; b++) {
+          float s = 0, w = 0;
+          for (int d = -1; d <= 1; d++) {
+            int idx[3][3] = {{l + d, a, b}, {l, a + d, b}, {l, a, b + d}};
+            for (int k = 0; k < 3; k++) {
+              int L = idx[k][0], A = idx[k][1], B = idx[k][2];
+              if (L < 0 || L >= lb || A < 0 || A >= ab || B < 0 || B >= ab)
+                continue;
+              float wt = d == 0 ? 1.0f : 0.5f;
+              s += wt * tmp[L * ab * ab + A * ab + B];
+              w += wt;
+            }
+          }
+          h[l * ab * ab + a * ab + b] = s / w;
+        }
+  }
+  free(tmp);
+}
+
+tp_status vis__object_model_build(const vis_deck *deck, float *hist,
+                                  tp_error *err) {
+  memset(hist, 0, sizeof(float) * VIS__NBINS);
+  const tp_image *faces[VIS_TYPE_COUNT + 2 * VIS_MAX_CARPETS];
+  int n = 0;
+  for (int i = 0; i < VIS_TYPE_COUNT; i++)
+    if (vis_deck_has_type(deck, i)) faces[n++] = vis_deck_type_face(deck, i);
+  for (int i = 0; i < vis_deck_carpet_count(deck); i++) {
+    faces[n++] = vis_deck_carpet_face(deck, i);
+    if (vis_deck_carpet_back(deck, i)) faces[n++] = vis_deck_carpet_back(deck, i);
+  }
+  for (int i = 0; i < n; i++) {
+    tp_image lab = {0};
+    if (tp_image_alloc(&lab, faces[i]->width, faces[i]->height, 3))
+      return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the deck model");
+    tp_status st = cvw_rgb_to_lab(faces[i], &lab, err);
+    if (!st) add_histogram(&lab, hist, 1.0 / n);
+    tp_image_free(&lab);
+    if (st) return st;
+  }
+  smooth_histogram(hist);
+  return TP_OK;
+}
+
+/* Table histogram of the pixels that the camera saw (warp fills 0). */
+static void table_histogram(const vis__table *t, float *hist) {
+  memset(hist, 0, sizeof(float) * VIS__NBINS);
+  double n = 0;
+  for (int y = 0; y < t->lab.height; y += 2) {
+    const uint8_t *p = tp_image_row(&t->lab, y);
+    const uint8_t *q = tp_image_row(&t->rgb, y);
+    for (int x = 0; x < t->lab.width; x += 2)
+      if (q[3 * x] | q[3 * x + 1] | q[3 * x + 2]) {
+        hist[vis__bin(p + 3 * x)] += 1;
+        n += 1;
+      }
+  }
+  for (int k = 0; k < VIS__NBINS; k++) hist[k] = (float)(hist[k] / fmax(n, 1));
+}
+
+/* log p(colour | object) - log p(colour | table) per histogram bin. */
+static void log_odds_per_bin(const float *obj, const float *tab, float *lo) {
+  float *bg = malloc(sizeof(float) * VIS__NBINS);
+  if (!bg) {
+    for (int k = 0; k < VIS__NBINS; k++) lo[k] = obj[k] > tab[k] ? 1.f : -1.f;
+    return;
+  }
+  double prior = 0.3;
+  for (int it = 0; it < 1; it++) {
+    double sum = 0;
+    for (int k = 0; k < VIS__NBINS; k++) {
+      double v = tab[k] - prior * obj[k];
+      bg[k] = (float)(v > 0.05 * tab[k] ? v : 0.05 * tab[k]);
+      sum += bg[k];
+    }
+    double p_obj = 0;
+    for (int k = 0; k < VIS__NBINS; k++) {
+      double b = (1 - prior) * bg[k] / fmax(sum, 1e-9), o = prior * obj[k];
+      p_obj += tab[k] * (o / fmax(o + b, 1e-12));
+      lo[k] = (float)(log(o + 1e-7) - log(b + 1e-7));
+    }
+    prior = fmin(0.8, fmax(0.02, p_obj));
+
+
+
+  }
+  free(bg);
+}
+
+tp_status vis__object_mask(vis__table *t, const float *obj_hist,
+                           tp_error *err) {
+  float *tab = malloc(sizeof(float) * VIS__NBINS);
+  float *lo_bin = malloc(sizeof(float) * VIS__NBINS);
+  int w = t->lab.width, h = t->lab.height;
+  float *lo = malloc(sizeof(float) * (size_t)w * (size_t)h);
+  tp_status st = TP_OK;
+  if (!tab || !lo_bin || !lo) {
+    st = tp_error_set(err, TP_ERR_NOMEM, "out of memory for the object mask");
+    goto done;
+  }
+  table_histogram(t, tab);
+  log_odds_per_bin(obj_hist, tab, lo_bin);
+  for (int y = 0; y < h; y++) {
+    const uint8_t *p = tp_image_row(&t->lab, y);
+    for (int x = 0; x < w; x++) lo[(size_t)y * w + x] = lo_bin[vis__bin(p + 3 * x)];
+  }
+  int radius = (int)lround(fmax(1, t->px_per_mm));
+  st = cvw_box_blur_f32(lo, w, h, w, radius, err);
+  if (st) goto done;
+  for (int y = 0; y < h; y++) {
+    uint8_t *m = tp_image_row(&t->object, y);
+    for (int x = 0; x < w; x++) m[x] = lo[(size_t)y * w + x] > 0 ? 255 : 0;
+  }
+done:
+  free(tab);
+  free(lo_bin);
+  free(lo);
+  return st;
+}

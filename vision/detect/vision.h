@@ -1,0 +1,210 @@
+/* vision: the deck, table geometry and the analysis of one photo of the
+ * table (cards, carpets, who lies on top). Prefix vis_.
+ *
+ * Everything is in table millimetres (spec section 1) unless a name says
+ * _px. Images are core tp_image views (RGB, 8 bit). OpenCV stays behind
+ * vision/cvw; this header needs only core.h.
+ *
+ * Typical use:
+ *     vis_deck *deck; vis_deck_load("mydeck", &deck, &err);
+ *     vis_analyzer *an; vis_analyzer_create(deck, NULL, &an, &err);
+ *     vis_result res; vis_analyze(an, &rgb, NULL, &res, &err);
+ *     ... res.cards / res.carpets / res.profile ...
+ *     vis_result_free(&res); vis_analyzer_destroy(an); vis_deck_destroy(deck);
+ */
+#ifndef TEPPICH_VISION_H
+#define TEPPICH_VISION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- deck */
+
+/* The twelve destination card types of spec section 2, in this order. */
+enum { VIS_TYPE_COUNT = 12 };
+const char *vis_type_name(int type); /* NULL outside 0..11 */
+int vis_type_from_name(const char *name); /* -1 if unknown */
+
+enum { VIS_MAX_CARPETS = 16, VIS_COLOUR_MAX = 32 };
+
+typedef struct vis_deck vis_deck;
+
+/* An empty deck with the default sizes (59 x 91 mm for both kinds). */
+tp_status vis_deck_create(vis_deck **out, tp_error *err);
+void vis_deck_destroy(vis_deck *deck); /* NULL-safe */
+
+/* Loads a deck folder (spec section 2): deck.json (optional), one image per
+ * type, carpet-<colour>[-back].png|jpg. Unknown stems, unreadable images,
+ * bad JSON: an error naming the file. Other files (README, .txt) are
+ * ignored. */
+tp_status vis_deck_load(const char *dir, vis_deck **out, tp_error *err);
+
+/* Parses deck.json text into the deck's sizes (exposed for tests/fuzzing).
+ * `name` is only used in error messages. */
+tp_status vis_deck_parse_json(vis_deck *deck, const char *text, size_t len,
+                              const char *name, tp_error *err);
+
+/* Adds (copies) one upright face image, RGB or RGBA. kind: a type stem
+ * ("palace"), "carpet-<colour>" or "carpet-<colour>-back". */
+tp_status vis_deck_add_face(vis_deck *deck, const char *stem,
+                            const tp_image *face, tp_error *err);
+
+void vis_deck_set_sizes(vis_deck *deck, const double card_mm[2],
+                        const double carpet_mm[2]);
+void vis_deck_card_mm(const vis_deck *deck, double out[2]);
+void vis_deck_carpet_mm(const vis_deck *deck, double out[2]);
+bool vis_deck_has_type(const vis_deck *deck, int type);
+const tp_image *vis_deck_type_face(const vis_deck *deck, int type);
+int vis_deck_carpet_count(const vis_deck *deck);
+const char *vis_deck_carpet_colour(const vis_deck *deck, int i);
+const tp_image *vis_deck_carpet_face(const vis_deck *deck, int i);
+const tp_image *vis_deck_carpet_back(const vis_deck *deck, int i); /* or NULL */
+
+/* ------------------------------------------------------------ geometry */
+
+typedef struct {
+  double x, y;
+} vis_pt;
+
+/* An oriented rectangle: centre, width (short side) and height (long
+ * side, the card's long axis), angle of the long axis from +x toward +y
+ * in degrees, normalised to [0, 180). */
+typedef struct {
+  vis_pt center;
+  double w, h;
+  double angle_deg;
+} vis_rect;
+
+/* Corners in order: the two ends of one short side, then the other, going
+ * around (a closed convex polygon, consistent winding). */
+void vis_rect_corners(const vis_rect *r, vis_pt out[4]);
+double vis_normalize_angle180(double deg);
+/* Area of a simple polygon (absolute value). */
+double vis_polygon_area(const vis_pt *p, int n);
+/* Area of the intersection of two convex polygons (any winding). */
+double vis_convex_overlap_area(const vis_pt *a, int na, const vis_pt *b,
+                               int nb);
+double vis_rect_overlap_area(const vis_rect *a, const vis_rect *b);
+/* True if the point lies inside the rectangle (on the edge counts). */
+bool vis_rect_contains(const vis_rect *r, vis_pt p);
+
+/* ------------------------------------------------------------ analysis */
+
+/* Tunables. vis_settings_default fills them; each says its trade-off. */
+typedef struct {
+  /* Rectified table image scale. More: better positions, slower. */
+  double px_per_mm;
+  /* Markers: id of the four table markers and their side (spec 1). */
+  int marker_ids[4];
+  double marker_mm;
+  /* Dictionary name for the markers (without DICT_). */
+  char dict[32];
+  /* Minimum normalised face match score for a card type to be certain;
+   * lower: fewer "uncertain" cards, more wrong types. */
+  double type_min_score;
+  /* Required margin between the best and second-best type score. */
+  double type_min_margin;
+  /* A card must show at least this fraction to be reported at all. */
+  double card_min_visible;
+  /* Overlaps smaller than this (mm^2) count as touching, not overlap. */
+  double min_overlap_mm2;
+  /* If set, intermediate images (rectified table, object mask) and a log
+   * of the hypotheses go to this folder: slow, for looking at failures. */
+  const char *debug_dir;
+} vis_settings;
+
+void vis_settings_default(vis_settings *s);
+
+/* Per-stage wall time of the last analysis, milliseconds (like AprilTag's
+ * timeprofile): what `teppich bench` prints. */
+typedef struct {
+  double decode_ms; /* filled by callers that decode (analyze/bench) */
+  double markers_ms;
+  double mapping_ms; /* homography + rectification */
+  double detect_ms;  /* carpets and cards found */
+  double identify_ms;
+  double stacking_ms;
+  double rules_ms; /* filled by callers that resolve claims */
+  double total_ms;
+} vis_profile;
+
+enum { VIS_REASON_MAX = 120 };
+
+typedef struct {
+  int type; /* 0..11, or -1 when no type could be given */
+  vis_rect rect;
+  double visible_fraction;
+  double type_score;  /* best normalised match, 0..1 */
+  double type_margin; /* best minus second best */
+  bool upside_down;   /* face turned by 180 degrees */
+  bool uncertain;
+  char reason[VIS_REASON_MAX];
+} vis_card;
+
+typedef struct {
+  int carpet;   /* index into the deck's carpets */
+  char colour[VIS_COLOUR_MAX];
+  bool face_down;
+  vis_rect rect;
+  double visible_fraction;
+  int on_cards[64]; /* cards this carpet lies on from above */
+  int n_on_cards;
+  int under_cards[64]; /* cards lying on top of this carpet */
+  int n_under_cards;
+  bool uncertain;
+  char reason[VIS_REASON_MAX];
+} vis_carpet;
+
+/* One overlap between a carpet and a card or another carpet, and which is
+ * on top. */
+typedef struct {
+  int carpet;
+  int other;          /* card index, or carpet index if other_is_carpet */
+  bool other_is_carpet;
+  bool carpet_on_top;
+  double area_mm2;
+  double confidence; /* 0..1 */
+  bool uncertain;
+} vis_overlap;
+
+typedef struct {
+  int markers_seen[4];
+  int n_markers_seen;
+  double homography[9]; /* image px -> table mm, row-major */
+  vis_card *cards;
+  int n_cards;
+  vis_carpet *carpets;
+  int n_carpets;
+  vis_overlap *overlaps;
+  int n_overlaps;
+  vis_profile profile;
+} vis_result;
+
+void vis_result_free(vis_result *res); /* NULL-safe, resets */
+
+typedef struct vis_analyzer vis_analyzer;
+
+/* The analyzer keeps the deck's prepared face models and scratch memory;
+ * `deck` must outlive it. settings NULL = defaults. */
+tp_status vis_analyzer_create(const vis_deck *deck, const vis_settings *s,
+                              vis_analyzer **out, tp_error *err);
+void vis_analyzer_destroy(vis_analyzer *an); /* NULL-safe */
+
+/* Analyses one RGB photo. table_from_image: an image px -> table mm
+ * homography from a calibration file, or NULL to calibrate from the
+ * markers in this image. TP_ERR_NOTFOUND (exit 1) when the table markers
+ * are not visible. */
+tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
+                      const double *table_from_image, vis_result *out,
+                      tp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

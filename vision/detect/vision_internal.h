@@ -1,0 +1,130 @@
+/* Internals of the vision library shared between its files (vis__). */
+#ifndef TEPPICH_VISION_INTERNAL_H
+#define TEPPICH_VISION_INTERNAL_H
+
+#include "vision.h"
+
+typedef struct {
+  char colour[VIS_COLOUR_MAX];
+  tp_image face;
+  tp_image back; /* data NULL when the deck has no back image */
+} vis__carpet_face;
+
+struct vis_deck {
+  double card_mm[2];   /* width (short), height (long) */
+  double carpet_mm[2];
+  tp_image types[VIS_TYPE_COUNT]; /* data NULL when the type is absent */
+  vis__carpet_face carpets[VIS_MAX_CARPETS];
+  int n_carpets;
+};
+
+/* Reads an image file as owned RGB (through vision/cvw). */
+tp_status vis__read_rgb(const char *path, tp_image *out, tp_error *err);
+tp_status vis__deck_check(const vis_deck *deck, const char *dir,
+                          tp_error *err);
+
+
+/* ---- analysis internals ---- */
+
+/* Colour histogram bins over OpenCV 8-bit Lab: L/32, a/8, b/8. */
+enum { VIS__LBINS = 8, VIS__ABINS = 32, VIS__NBINS = 8 * 32 * 32 };
+static inline int vis__bin(const uint8_t *lab) {
+  return (lab[0] >> 5) * 1024 + (lab[1] >> 3) * 32 + (lab[2] >> 3);
+}
+
+/* The rectified table: RGB and Lab images at px_per_mm, its origin in
+ * table mm, and an object mask (255: a card or carpet, 0: table). */
+typedef struct {
+  tp_image rgb, lab, object;
+  double px_per_mm;
+  double x0_mm, y0_mm; /* table mm of pixel (0,0) */
+} vis__table;
+
+static inline vis_pt vis__mm_to_px(const vis__table *t, vis_pt mm) {
+  vis_pt p = {(mm.x - t->x0_mm) * t->px_per_mm, (mm.y - t->y0_mm) * t->px_per_mm};
+  return p;
+}
+static inline vis_pt vis__px_to_mm(const vis__table *t, vis_pt px) {
+  vis_pt p = {px.x / t->px_per_mm + t->x0_mm, px.y / t->px_per_mm + t->y0_mm};
+  return p;
+}
+
+/* Rectangle hypotheses (table pixels) from the object mask's outline:
+ * every perpendicular pair of outline edges gives a corner, and with a
+ * known size (sizes_px: n_sizes pairs of w, h) a whole rectangle. *out is
+ * malloc'd. Near-duplicates are merged. */
+tp_status vis__hypotheses(const vis__table *t, const double (*sizes_px)[2],
+                          int n_sizes, vis_rect **out, int *n_out,
+                          tp_error *err);
+
+/* Fraction of the rectangle's pixels in the object mask. */
+double vis__object_fraction(const vis__table *t, const vis_rect *r_px);
+
+/* Deck colours pooled into one histogram (VIS__NBINS floats). */
+tp_status vis__object_model_build(const vis_deck *deck, float *hist,
+                                  tp_error *err);
+/* Fills t->object from t->lab, t->rgb and the deck histogram. */
+tp_status vis__object_mask(vis__table *t, const float *obj_hist,
+                           tp_error *err);
+
+/* ---- face matching (match.c) ---- */
+
+enum { VIS__FACE_TYPE, VIS__FACE_CARPET, VIS__FACE_BACK };
+
+/* One deck face resampled at 1 sample per mm, upright, Lab floats. */
+typedef struct {
+  int kind;  /* VIS__FACE_* */
+  int index; /* type (0..11) or carpet index */
+  double w_mm, h_mm;
+  int w, h;   /* samples across and along */
+  float *lab; /* w*h*3 */
+} vis__template;
+
+tp_status vis__template_build(const tp_image *face, double w_mm, double h_mm,
+                              int kind, int index, vis__template *out,
+                              tp_error *err);
+void vis__template_free(vis__template *t);
+
+/* A card or carpet the matcher accepted, in acceptance order: what lies on
+ * top is accepted first because all of it is visible. */
+typedef struct {
+  vis_rect r_px;
+  int face;      /* template index */
+  bool flipped;  /* face turned by 180 degrees relative to r_px's axis */
+  int explained; /* samples the face explains */
+  int valid;     /* samples not hidden by objects accepted before */
+  int total;
+  double score;  /* explained / valid */
+  int second_face;     /* runner-up face of the same kind, -1 if none */
+  int second_explained;
+  double gain[3], offset[3];
+} vis__object;
+
+typedef struct {
+  double tau;        /* residual below which a sample is explained */
+  double min_ratio;  /* explained / valid needed to accept */
+  int min_explained; /* explained samples needed */
+  int step;          /* sample every step-th mm while matching */
+} vis__match_params;
+
+/* Chooses, greedily from the top of the pile down, the hypotheses that the
+ * deck faces explain. *out malloc'd, in acceptance order. */
+tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
+                     const vis_rect *hyps, int n_hyps,
+                     const vis__match_params *mp, vis__object **out,
+                     int *n_out, tp_error *err);
+
+/* Residual of the object's face at table pixel (x, y); < 0 when outside. */
+double vis__object_residual(const vis__table *t, const vis__template *tpl,
+                            const vis__object *o, double x, double y);
+
+/* ---- table mapping and 3x3 helpers (table.c) ---- */
+void vis__mat3_mul(const double a[9], const double b[9], double out[9]);
+bool vis__mat3_inv(const double m[9], double out[9]);
+vis_pt vis__apply_h(const double h[9], double x, double y);
+/* Image px -> table mm homography from n (>= 2) markers' corners, in the
+ * order of the table marker ids (0 first, 1 second). */
+tp_status vis__table_from_markers(const double (*corners)[4][2], int n,
+                                  double side_mm, double H[9], tp_error *err);
+
+#endif
