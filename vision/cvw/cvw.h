@@ -166,138 +166,6 @@ tp_status cvw_detect_markers(cvw_detector *det, const tp_image *img,
                              tp_error *err);
 
 /* ======================================================================
-
-/* ======================================================================
- * 1. Images (cvw_image.cpp)
- * ====================================================================== */
-
-/* Largest image the readers decode: 50 megapixels (a 12 MP camera frame
- * fits four times). Bigger images are refused before any pixel is decoded,
- * so that a hostile header cannot make us allocate gigabytes. */
-#define CVW_IMAGE_MAX_PIXELS (50L * 1000L * 1000L)
-/* Largest image file read (bytes). */
-#define CVW_IMAGE_MAX_FILE_BYTES (256UL * 1024UL * 1024UL)
-
-/* Reads a PNG, JPEG or BMP file into *out (allocated with tp_image_alloc;
- * free with tp_image_free) as gray (channels 1) or RGB (channels 3).
- * Errors (TP_ERR_IO unreadable, TP_ERR_FORMAT not an image, truncated, too
- * large) name the file. */
-tp_status cvw_image_read(const char *path, int channels, tp_image *out,
-                         tp_error *err);
-
-/* As cvw_image_read, from memory (an MJPEG frame, a fuzz input). `name`
- * is used in messages (NULL: "image data"). */
-tp_status cvw_image_decode(const void *data, size_t len, int channels,
-                           const char *name, tp_image *out, tp_error *err);
-
-/* Writes img (gray, RGB or RGBA) atomically (temporary file + rename) as
- * PNG or JPEG, chosen by the extension of path (.png, .jpg, .jpeg; any
- * case). jpeg_quality 1..100 (0: 90); ignored for PNG. */
-tp_status cvw_image_write(const char *path, const tp_image *img,
-                          int jpeg_quality, tp_error *err);
-
-/* Encodes img to memory as ".png" or ".jpg". *out is malloc'd; the caller
- * frees it. */
-tp_status cvw_image_encode(const tp_image *img, const char *ext,
-                           int jpeg_quality, uint8_t **out, size_t *out_len,
-                           tp_error *err);
-
-/* ======================================================================
- * 2. Fiducial markers: dictionaries, drawing, detection (cvw_aruco.cpp)
- * ====================================================================== */
-
-/* A predefined marker dictionary (ArUco / AprilTag family). */
-typedef struct cvw_dict cvw_dict;
-
-/* Looks a dictionary up by OpenCV's name without the DICT_ prefix
- * ("4X4_50", "6X6_250", "ARUCO_ORIGINAL", "APRILTAG_36h11"); case does not
- * matter and a leading "DICT_" is accepted. Unknown names:
- * TP_ERR_INVALID with the list of valid names' pattern. */
-tp_status cvw_dict_create(const char *name, cvw_dict **out, tp_error *err);
-void cvw_dict_destroy(cvw_dict *dict);
-
-/* The canonical name ("4X4_50", "APRILTAG_36h11"). */
-const char *cvw_dict_name(const cvw_dict *dict);
-/* Number of markers (ids 0 .. count-1). */
-int cvw_dict_marker_count(const cvw_dict *dict);
-/* Data bits per side, without the black border (4 for 4X4_50). */
-int cvw_dict_marker_bits(const cvw_dict *dict);
-/* True for the APRILTAG_* families. */
-bool cvw_dict_is_apriltag(const cvw_dict *dict);
-
-/* Names of all dictionaries this build knows, one per index; NULL past the
- * end. (ARUCO_MIP_36h12 exists only with OpenCV 4.7+.) */
-const char *cvw_dict_name_at(int index);
-
-/* Draws marker `id` into `out`, which must be a caller-allocated square
- * gray image (width == height == side in pixels; a view into a bigger image
- * is fine, its stride is respected). The black square with a one-bit
- * border fills the whole side: the marker's outer corners are at
- * (-0.5, -0.5) and (side - 0.5, side - 0.5) in pixel-centre coordinates.
- * side must be at least bits + 2. */
-tp_status cvw_marker_draw(const cvw_dict *dict, int id, tp_image *out,
-                          tp_error *err);
-
-/* One detected marker. Corners in the marker's own order (top-left,
- * top-right, bottom-right, bottom-left of the printed marker), sub-pixel,
- * in image pixel coordinates with (0,0) the centre of the top-left pixel
- * (spec section 3). */
-typedef struct {
-  int id;
-  double corners[4][2];
-} cvw_marker;
-
-/* Corner refinement after the ArUco contour stage. */
-typedef enum {
-  CVW_REFINE_NONE = 0,  /* contour corners: biased about half a pixel inward */
-  CVW_REFINE_SUBPIX,    /* cornerSubPix on the image gradient: best on sharp
-                           markers, can slide on blurred or tiny ones */
-  CVW_REFINE_CONTOUR,   /* line fit on the contour points: robust, coarse */
-  CVW_REFINE_APRILTAG   /* AprilTag 2 quad fitting (slow) */
-} cvw_refine;
-
-/* Detector tunables. Start from cvw_detector_params_default() and change
- * fields; each carries its trade-off. */
-typedef struct {
-  /* How corners are refined (see cvw_refine). */
-  cvw_refine refine;
-  /* Half window of SUBPIX refinement in pixels: larger follows blurred
-   * edges further, but on small markers reaches into the neighbour bits. */
-  int refine_window_px;
-  /* Smallest marker perimeter as a fraction of the larger image side:
-   * lower finds smaller (farther) markers but checks more candidates. */
-  double min_perimeter_rate;
-  /* Adaptive threshold window sizes (odd pixels, min..max step): more
-   * windows find markers under uneven light, each costs one pass. */
-  int thresh_win_min, thresh_win_max, thresh_win_step;
-  /* Bits of the border that may be wrong (fraction of border bits):
-   * higher tolerates blur and glare, risks false markers. */
-  double max_border_error_rate;
-} cvw_detector_params;
-
-/* OpenCV's own defaults (the reference the issue compares against). */
-void cvw_detector_params_opencv(cvw_detector_params *p);
-/* teppich's tuned defaults: OpenCV's plus corner refinement and settings
- * for small and blurred markers (measured in tests/cvw and the bench). */
-void cvw_detector_params_default(cvw_detector_params *p);
-
-/* A marker detector for one dictionary. params NULL: the teppich
- * defaults. The dictionary is copied; it may be destroyed afterwards. */
-typedef struct cvw_detector cvw_detector;
-tp_status cvw_detector_create(const cvw_dict *dict,
-                              const cvw_detector_params *params,
-                              cvw_detector **out, tp_error *err);
-void cvw_detector_destroy(cvw_detector *det);
-
-/* Detects markers in img (gray, or RGB which is converted). Writes at most
- * `cap` markers sorted by id (then by position) to out and sets *found to
- * the number detected, which may exceed cap (call again with more room). */
-tp_status cvw_detect_markers(cvw_detector *det, const tp_image *img,
-                             cvw_marker *out, size_t cap, size_t *found,
-                             tp_error *err);
-
-/* ======================================================================
-<<<<<<< HEAD
  * 3. Video: OpenCV VideoCapture / VideoWriter (cvw_video.cpp; used by
  *    capture/ for `video:FILE` sources and by its tests)
  * ====================================================================== */
@@ -331,7 +199,8 @@ tp_status cvw_video_writer_write(cvw_video_writer *writer,
 /* Finishes and renames the file (TP_OK), or removes it on failure.
  * NULL-safe; frees the writer either way. */
 tp_status cvw_video_writer_close(cvw_video_writer *writer, tp_error *err);
-=======
+
+/* ======================================================================
  * 4. Vision tasks: table rectification, colour, blobs (cvw_vision.cpp)
  *    (vision engineer; used by vision/detect)
  * ====================================================================== */
