@@ -22,15 +22,15 @@ extern "C" {
 #endif
 
 enum {
-  MK_SIZE = 7,         /* the market is MK_SIZE x MK_SIZE squares */
+  MK_SIZE = 7, /* the market is MK_SIZE x MK_SIZE squares */
   MK_SQUARES = 49,
   MK_MAX_PLAYERS = 4,
   MK_MIN_PLAYERS = 2,
-  MK_MAX_COLOURS = 16,     /* distinct colour names known at once */
-  MK_NAME_MAX = 32,        /* player and colour names, with the NUL */
+  MK_MAX_COLOURS = 16, /* distinct colour names known at once */
+  MK_NAME_MAX = 32,    /* player and colour names, with the NUL */
   MK_MAX_DIE_FACES = 12,
   MK_MAX_RUG_ID = 999999,
-  MK_MAX_PLACEMENTS = 12,  /* at most 4 squares by Assam x 3 partners */
+  MK_MAX_PLACEMENTS = 12,    /* at most 4 squares by Assam x 3 partners */
   MK_QUERY_ANSWER_MAX = 4096 /* longest answer of mk_query_line, with NUL */
 };
 
@@ -42,7 +42,7 @@ typedef enum { MK_TURN_NONE, MK_TURN_LEFT, MK_TURN_RIGHT } mk_rotation;
 /* ---- settings (rules/marrakech.rules) ---------------------------------- */
 
 typedef struct {
-  int starting_dirhams;   /* per player, at every player count: 30 */
+  int starting_dirhams; /* per player, at every player count: 30 */
   /* Rugs per player by player count (index 2..4): 24, 15, 12. With two
    * players each has two colours and half of these rugs in each. */
   int rugs_per_player[MK_MAX_PLAYERS + 1];
@@ -120,9 +120,9 @@ int mk_game_colour_owner(const mk_game *g, int colour);
 /* Declares a player (or redeclares one of that name) with one or two
  * colours "red" or "red+yellow", dirhams and rugs per colour. Player
  * names: letters, digits, _ - and UTF-8 (as in `--players`). */
-tp_status mk_game_set_player(mk_game *g, const char *name,
-                             const char *colours, int dirhams,
-                             const int rugs[2], bool in, tp_error *err);
+tp_status mk_game_set_player(mk_game *g, const char *name, const char *colours,
+                             int dirhams, const int rugs[2], bool in,
+                             tp_error *err);
 /* Gives every declared player the starting dirhams and rugs of the
  * settings for the number of players (split over two colours). */
 tp_status mk_game_deal(mk_game *g, tp_error *err);
@@ -192,14 +192,14 @@ mk_payment mk_game_pay(mk_game *g);
 
 typedef enum {
   MK_PLACE_OK = 0,
-  MK_PLACE_NO_TURN,        /* nobody's turn, or that player is out */
-  MK_PLACE_WRONG_PLAYER,   /* the colour is not the current player's */
-  MK_PLACE_NO_RUGS,        /* no rugs left (of that colour) */
-  MK_PLACE_OFF_BOARD,      /* a square outside the market */
-  MK_PLACE_NOT_A_PAIR,     /* the squares are not orthogonal neighbours */
-  MK_PLACE_ON_ASSAM,       /* a square under Assam */
-  MK_PLACE_NOT_BY_ASSAM,   /* neither square touches Assam's square */
-  MK_PLACE_COVERS_ONE_RUG  /* both halves of one visible rug */
+  MK_PLACE_NO_TURN,       /* nobody's turn, or that player is out */
+  MK_PLACE_WRONG_PLAYER,  /* the colour is not the current player's */
+  MK_PLACE_NO_RUGS,       /* no rugs left (of that colour) */
+  MK_PLACE_OFF_BOARD,     /* a square outside the market */
+  MK_PLACE_NOT_A_PAIR,    /* the squares are not orthogonal neighbours */
+  MK_PLACE_ON_ASSAM,      /* a square under Assam */
+  MK_PLACE_NOT_BY_ASSAM,  /* neither square touches Assam's square */
+  MK_PLACE_COVERS_ONE_RUG /* both halves of one visible rug */
 } mk_place_result;
 
 /* A short hyphenated word for the protocol: "off-board", ... */
@@ -241,7 +241,7 @@ void mk_game_score(const mk_game *g, mk_score out[MK_MAX_PLAYERS]);
 
 typedef struct {
   int player;
-  bool faced;        /* first turn: faced `facing` instead of rotating */
+  bool faced; /* first turn: faced `facing` instead of rotating */
   mk_dir facing;
   mk_rotation rotation;
   int roll;

@@ -19,7 +19,9 @@ mk_game *mk_game_create(const mk_settings *settings, uint64_t seed) {
   return g;
 }
 
-void mk_game_destroy(mk_game *g) { free(g); }
+void mk_game_destroy(mk_game *g) {
+  free(g);
+}
 
 void mk_game_reset(mk_game *g) {
   mk_settings settings = g->settings;
@@ -32,9 +34,13 @@ void mk_game_reset(mk_game *g) {
   g->turn = -1;
 }
 
-void mk_game_copy(mk_game *dst, const mk_game *src) { *dst = *src; }
+void mk_game_copy(mk_game *dst, const mk_game *src) {
+  *dst = *src;
+}
 
-const mk_settings *mk_game_settings(const mk_game *g) { return &g->settings; }
+const mk_settings *mk_game_settings(const mk_game *g) {
+  return &g->settings;
+}
 
 bool mk__valid_name(const char *name, size_t len) {
   if (len == 0 || len >= MK_NAME_MAX) return false;
@@ -127,7 +133,9 @@ int mk_game_find_player(const mk_game *g, const char *name) {
   return -1;
 }
 
-int mk_game_player_count(const mk_game *g) { return g->player_count; }
+int mk_game_player_count(const mk_game *g) {
+  return g->player_count;
+}
 
 const mk_player *mk_game_player(const mk_game *g, int index) {
   return index >= 0 && index < g->player_count ? &g->players[index] : NULL;
@@ -148,15 +156,16 @@ static tp_status parse_colours(mk_game *g, int self, const char *spec,
   char names[2][MK_NAME_MAX];
   for (int k = 0; k < *count; k++) {
     if (!mk__valid_name(parts[k], lens[k]))
-      return tp_error_set(err, TP_ERR_FORMAT,
-                          "bad colours '%.40s': one or two colours (a-z 0-9 _ -) "
-                          "joined by +", spec);
+      return tp_error_set(
+          err, TP_ERR_FORMAT,
+          "bad colours '%.40s': one or two colours (a-z 0-9 _ -) "
+          "joined by +",
+          spec);
     memcpy(names[k], parts[k], lens[k]);
     names[k][lens[k]] = '\0';
   }
   if (*count == 2 && !strcmp(names[0], names[1]))
-    return tp_error_set(err, TP_ERR_INVALID, "colour %s given twice",
-                        names[0]);
+    return tp_error_set(err, TP_ERR_INVALID, "colour %s given twice", names[0]);
   for (int k = 0; k < *count; k++) {
     int owner = mk_game_colour_owner(g, mk_game_find_colour(g, names[k]));
     if (owner >= 0 && owner != self)
@@ -192,8 +201,8 @@ static tp_status set_player(mk_game *g, const char *name, const char *colours,
   strcpy(p.name, name);
   p.colours[1] = -1;
   g->players[self] = p;
-  tp_status st = parse_colours(g, self, colours, p.colours, &p.colour_count,
-                               err);
+  tp_status st =
+      parse_colours(g, self, colours, p.colours, &p.colour_count, err);
   if (st != TP_OK) return st;
   if (p.colour_count == 1 && rugs[1] != 0)
     return tp_error_set(err, TP_ERR_INVALID,
@@ -206,9 +215,9 @@ static tp_status set_player(mk_game *g, const char *name, const char *colours,
   return TP_OK;
 }
 
-tp_status mk_game_set_player(mk_game *g, const char *name,
-                             const char *colours, int dirhams,
-                             const int rugs[2], bool in, tp_error *err) {
+tp_status mk_game_set_player(mk_game *g, const char *name, const char *colours,
+                             int dirhams, const int rugs[2], bool in,
+                             tp_error *err) {
   mk_game before = *g; /* small: a failed declaration changes nothing */
   tp_status st = set_player(g, name, colours, dirhams, rugs, in, err);
   if (st != TP_OK) *g = before;
@@ -218,8 +227,8 @@ tp_status mk_game_set_player(mk_game *g, const char *name,
 tp_status mk_game_deal(mk_game *g, tp_error *err) {
   int n = g->player_count;
   if (n < MK_MIN_PLAYERS || n > MK_MAX_PLAYERS)
-    return tp_error_set(err, TP_ERR_INVALID, "%d players: Marrakech needs 2 to 4",
-                        n);
+    return tp_error_set(err, TP_ERR_INVALID,
+                        "%d players: Marrakech needs 2 to 4", n);
   int rugs = g->settings.rugs_per_player[n];
   for (int i = 0; i < n; i++) {
     mk_player *p = &g->players[i];
@@ -244,14 +253,15 @@ mk_cell mk_game_cell(const mk_game *g, int x, int y) {
 }
 
 void mk_game_clear_board(mk_game *g) {
-  for (int i = 0; i < MK_SQUARES; i++) g->board[i] = (mk_cell){-1, 0};
+  for (int i = 0; i < MK_SQUARES; i++)
+    g->board[i] = (mk_cell){-1, 0};
 }
 
 tp_status mk_game_set_cell(mk_game *g, int x, int y, int colour, int32_t rug,
                            tp_error *err) {
   if (!mk__on_board(x, y))
-    return tp_error_set(err, TP_ERR_INVALID, "square %d %d is off the board",
-                        x, y);
+    return tp_error_set(err, TP_ERR_INVALID, "square %d %d is off the board", x,
+                        y);
   if (colour < -1 || colour >= g->colour_count || rug < 0 ||
       rug > MK_MAX_RUG_ID)
     return tp_error_set(err, TP_ERR_INVALID, "bad rug colour or number");
@@ -268,7 +278,8 @@ tp_status mk_game_check_board(const mk_game *g, tp_error *err) {
     for (int j = 0; j < MK_SQUARES; j++) {
       if (g->board[j].colour != c.colour || g->board[j].rug != c.rug) continue;
       same++;
-      int dx = abs(j % MK_SIZE - i % MK_SIZE), dy = abs(j / MK_SIZE - i / MK_SIZE);
+      int dx = abs(j % MK_SIZE - i % MK_SIZE),
+          dy = abs(j / MK_SIZE - i / MK_SIZE);
       if (dx + dy == 1) adjacent++;
     }
     if (same > 2 || (same == 2 && adjacent != 1))
@@ -280,7 +291,9 @@ tp_status mk_game_check_board(const mk_game *g, tp_error *err) {
   return TP_OK;
 }
 
-mk_assam mk_game_assam(const mk_game *g) { return g->assam; }
+mk_assam mk_game_assam(const mk_game *g) {
+  return g->assam;
+}
 
 tp_status mk_game_set_assam(mk_game *g, int x, int y, mk_dir dir,
                             tp_error *err) {
@@ -291,7 +304,9 @@ tp_status mk_game_set_assam(mk_game *g, int x, int y, mk_dir dir,
   return TP_OK;
 }
 
-int mk_game_turn(const mk_game *g) { return g->turn; }
+int mk_game_turn(const mk_game *g) {
+  return g->turn;
+}
 
 tp_status mk_game_set_turn(mk_game *g, int player, tp_error *err) {
   if (player < 0 || player >= g->player_count)
@@ -312,4 +327,6 @@ int mk_game_next_turn(mk_game *g) {
   return g->turn = -1;
 }
 
-bool mk_game_first_turn(const mk_game *g) { return !g->moved; }
+bool mk_game_first_turn(const mk_game *g) {
+  return !g->moved;
+}

@@ -6,11 +6,11 @@
 
 struct mk_game {
   mk_settings settings;
-  mk_rng rng;               /* the 2-player colour draw */
+  mk_rng rng;                /* the 2-player colour draw */
   mk_cell board[MK_SQUARES]; /* row-major: index y * MK_SIZE + x */
   mk_assam assam;
-  bool moved;               /* Assam has moved: the first turn is over */
-  int turn;                 /* player index, -1 = nobody */
+  bool moved; /* Assam has moved: the first turn is over */
+  int turn;   /* player index, -1 = nobody */
   int player_count;
   mk_player players[MK_MAX_PLAYERS];
   int colour_count;
@@ -21,7 +21,9 @@ struct mk_game {
 static inline bool mk__on_board(int x, int y) {
   return x >= 0 && x < MK_SIZE && y >= 0 && y < MK_SIZE;
 }
-static inline int mk__index(int x, int y) { return y * MK_SIZE + x; }
+static inline int mk__index(int x, int y) {
+  return y * MK_SIZE + x;
+}
 
 /* Names as in the `--players` spec shared with Fliegende Teppiche:
  * colours a-z 0-9 _ -, player names letters, digits, _ - and UTF-8;

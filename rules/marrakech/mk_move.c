@@ -48,7 +48,8 @@ static long loop_length(mk_assam from) {
 mk_assam mk_walk(mk_assam from, long steps) {
   if (steps <= 0) return from;
   if (steps > 4 * MK_SQUARES) steps %= loop_length(from);
-  for (long i = 0; i < steps; i++) from = mk_step(from);
+  for (long i = 0; i < steps; i++)
+    from = mk_step(from);
   return from;
 }
 
@@ -59,7 +60,8 @@ void mk_game_move(mk_game *g, long steps) {
 
 void mk_game_rotate(mk_game *g, mk_rotation rotation) {
   if (rotation == MK_TURN_LEFT) g->assam.dir = (mk_dir)((g->assam.dir + 3) % 4);
-  if (rotation == MK_TURN_RIGHT) g->assam.dir = (mk_dir)((g->assam.dir + 1) % 4);
+  if (rotation == MK_TURN_RIGHT)
+    g->assam.dir = (mk_dir)((g->assam.dir + 1) % 4);
 }
 
 bool mk_game_can_face(const mk_game *g, mk_dir dir) {
@@ -70,8 +72,7 @@ tp_status mk_game_face(mk_game *g, mk_dir dir, tp_error *err) {
   if (dir < MK_N || dir > MK_W)
     return tp_error_set(err, TP_ERR_INVALID, "no such direction");
   if (!mk_game_can_face(g, dir))
-    return tp_error_set(err, TP_ERR_INVALID,
-                        "Assam may not turn 180 degrees");
+    return tp_error_set(err, TP_ERR_INVALID, "Assam may not turn 180 degrees");
   g->assam.dir = dir;
   return TP_OK;
 }

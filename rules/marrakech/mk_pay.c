@@ -71,11 +71,13 @@ void mk_game_score(const mk_game *g, mk_score out[MK_MAX_PLAYERS]) {
   for (int i = 0; i < g->player_count; i++) {
     const mk_player *p = &g->players[i];
     mk_score s = {p->dirhams, 0, 0, false};
-    for (int k = 0; k < p->colour_count; k++) s.squares += squares[p->colours[k]];
+    for (int k = 0; k < p->colour_count; k++)
+      s.squares += squares[p->colours[k]];
     s.total = s.dirhams + s.squares;
     out[i] = s;
-    if (p->in && (best < 0 || s.total > out[best].total ||
-                  (s.total == out[best].total && s.dirhams > out[best].dirhams)))
+    if (p->in &&
+        (best < 0 || s.total > out[best].total ||
+         (s.total == out[best].total && s.dirhams > out[best].dirhams)))
       best = i;
   }
   for (int i = 0; i < g->player_count; i++)

@@ -6,15 +6,24 @@
 
 const char *mk_place_reason(mk_place_result r) {
   switch (r) {
-  case MK_PLACE_OK: return "ok";
-  case MK_PLACE_NO_TURN: return "no-turn";
-  case MK_PLACE_WRONG_PLAYER: return "wrong-player";
-  case MK_PLACE_NO_RUGS: return "no-rugs-left";
-  case MK_PLACE_OFF_BOARD: return "off-board";
-  case MK_PLACE_NOT_A_PAIR: return "not-two-neighbouring-squares";
-  case MK_PLACE_ON_ASSAM: return "on-assam";
-  case MK_PLACE_NOT_BY_ASSAM: return "not-next-to-assam";
-  case MK_PLACE_COVERS_ONE_RUG: return "covers-one-whole-rug";
+  case MK_PLACE_OK:
+    return "ok";
+  case MK_PLACE_NO_TURN:
+    return "no-turn";
+  case MK_PLACE_WRONG_PLAYER:
+    return "wrong-player";
+  case MK_PLACE_NO_RUGS:
+    return "no-rugs-left";
+  case MK_PLACE_OFF_BOARD:
+    return "off-board";
+  case MK_PLACE_NOT_A_PAIR:
+    return "not-two-neighbouring-squares";
+  case MK_PLACE_ON_ASSAM:
+    return "on-assam";
+  case MK_PLACE_NOT_BY_ASSAM:
+    return "not-next-to-assam";
+  case MK_PLACE_COVERS_ONE_RUG:
+    return "covers-one-whole-rug";
   }
   return "unknown";
 }
@@ -27,7 +36,8 @@ static bool touches(int x, int y, mk_assam a) {
 static mk_place_result check_player(const mk_game *g, int colour) {
   if (g->turn < 0 || !g->players[g->turn].in) return MK_PLACE_NO_TURN;
   const mk_player *p = &g->players[g->turn];
-  if (colour < 0) return mk_game_rugs_left(p) > 0 ? MK_PLACE_OK : MK_PLACE_NO_RUGS;
+  if (colour < 0)
+    return mk_game_rugs_left(p) > 0 ? MK_PLACE_OK : MK_PLACE_NO_RUGS;
   int slot = mk__colour_slot(p, colour);
   if (slot < 0) return MK_PLACE_WRONG_PLAYER;
   return p->rugs_left[slot] > 0 ? MK_PLACE_OK : MK_PLACE_NO_RUGS;

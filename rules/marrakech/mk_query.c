@@ -32,7 +32,9 @@ void mk_query_destroy(mk_query *q) {
   free(q);
 }
 
-const mk_game *mk_query_game(const mk_query *q) { return q->game; }
+const mk_game *mk_query_game(const mk_query *q) {
+  return q->game;
+}
 
 /* ---- the answer buffer ------------------------------------------------- */
 
@@ -97,7 +99,9 @@ static bool parse_dir(const char *text, mk_dir *out) {
   return true;
 }
 
-static const char *dir_name(mk_dir d) { return (const char *[]){"N", "E", "S", "W"}[d]; }
+static const char *dir_name(mk_dir d) {
+  return (const char *[]){"N", "E", "S", "W"}[d];
+}
 
 static bool parse_coords(answer *a, char *const *w, mk_placement *p) {
   long v[4];
@@ -134,8 +138,10 @@ static bool cmd_board(mk_game *g, const words *w, answer *a) {
     for (int i = 0; i < MK_SQUARES; i++) {
       mk_cell c = g->board[i];
       const char *sep = i + 1 < MK_SQUARES ? " " : "\n";
-      if (c.colour < 0) say(a, ".%s", sep);
-      else say(a, "%s:%d%s", g->colours[c.colour], (int)c.rug, sep);
+      if (c.colour < 0)
+        say(a, ".%s", sep);
+      else
+        say(a, "%s:%d%s", g->colours[c.colour], (int)c.rug, sep);
     }
     return true;
   }
@@ -216,8 +222,10 @@ static bool cmd_player(mk_game *g, const words *w, answer *a) {
   if (!parse_num(w->w[3], 0, 1000000, &dirhams) || w->w[3][0] == '-')
     return fail(a, "'%.40s' is not a number of dirhams (0..1000000)", w->w[3]);
   if (!parse_rugs(w->w[4], colours, rugs))
-    return fail(a, "'%.40s' is not a number of rugs (N, or A+B for two "
-                   "colours)", w->w[4]);
+    return fail(a,
+                "'%.40s' is not a number of rugs (N, or A+B for two "
+                "colours)",
+                w->w[4]);
   bool in = !strcmp(w->w[5], "in");
   if (!in && strcmp(w->w[5], "out"))
     return fail(a, "'%.40s': say in or out", w->w[5]);
@@ -280,14 +288,18 @@ static bool cmd_rotate(mk_game *g, const words *w, answer *a) {
   if (w->n != 2) return fail(a, "usage: rotate left|right|none|N|E|S|W");
   const char *how = w->w[1];
   mk_dir d;
-  if (!strcmp(how, "left")) mk_game_rotate(g, MK_TURN_LEFT);
-  else if (!strcmp(how, "right")) mk_game_rotate(g, MK_TURN_RIGHT);
-  else if (!strcmp(how, "none")) mk_game_rotate(g, MK_TURN_NONE);
+  if (!strcmp(how, "left"))
+    mk_game_rotate(g, MK_TURN_LEFT);
+  else if (!strcmp(how, "right"))
+    mk_game_rotate(g, MK_TURN_RIGHT);
+  else if (!strcmp(how, "none"))
+    mk_game_rotate(g, MK_TURN_NONE);
   else if (!parse_dir(how, &d))
     return fail(a, "'%.40s': rotate left, right, none or to N, E, S, W", how);
   else if (!mk_game_can_face(g, d))
     return fail(a, "Assam may not turn 180 degrees (only on the first turn)");
-  else mk_game_face(g, d, NULL);
+  else
+    mk_game_face(g, d, NULL);
   say_assam(a, g);
   return true;
 }
@@ -296,9 +308,11 @@ static bool cmd_payment(mk_game *g, const words *w, answer *a, bool apply) {
   if (w->n != 1) return fail(a, "usage: %s", w->w[0]);
   if (g->turn < 0) return fail(a, "nobody's turn: say turn NAME first");
   mk_payment p = apply ? mk_game_pay(g) : mk_game_price(g);
-  if (p.payer < 0) say(a, "none\n");
-  else say(a, "%s %s %d\n", g->players[p.payer].name, g->players[p.payee].name,
-           p.paid);
+  if (p.payer < 0)
+    say(a, "none\n");
+  else
+    say(a, "%s %s %d\n", g->players[p.payer].name, g->players[p.payee].name,
+        p.paid);
   return true;
 }
 
@@ -307,8 +321,10 @@ static bool cmd_legal(mk_game *g, const words *w, answer *a) {
   if (w->n != 5) return fail(a, "usage: legal X1 Y1 X2 Y2");
   if (!parse_coords(a, w->w + 1, &p)) return false;
   mk_place_result r = mk_game_check_place(g, -1, p);
-  if (r == MK_PLACE_OK) say(a, "yes\n");
-  else say(a, "no %s\n", mk_place_reason(r));
+  if (r == MK_PLACE_OK)
+    say(a, "yes\n");
+  else
+    say(a, "no %s\n", mk_place_reason(r));
   return true;
 }
 
@@ -334,8 +350,10 @@ static bool cmd_place(mk_game *g, const words *w, answer *a) {
   mk_place_result r = colour >= 0 ? mk_game_place(g, colour, p)
                       : playing   ? MK_PLACE_WRONG_PLAYER
                                   : MK_PLACE_NO_TURN;
-  if (r == MK_PLACE_OK) say(a, "ok\n");
-  else say(a, "no %s\n", mk_place_reason(r));
+  if (r == MK_PLACE_OK)
+    say(a, "ok\n");
+  else
+    say(a, "no %s\n", mk_place_reason(r));
   return true;
 }
 
@@ -377,24 +395,26 @@ static const struct {
   const char *name;
   command_fn run;
 } commands[] = {
-    {"board", cmd_board},     {"assam", cmd_assam},
-    {"player", cmd_player},   {"players", cmd_players},
-    {"turn", cmd_turn},       {"next", cmd_next},
-    {"move", cmd_move},       {"rotate", cmd_rotate},
-    {"payment", cmd_pay},     {"price", cmd_price},
-    {"legal", cmd_legal},     {"legal-all", cmd_legal_all},
-    {"place", cmd_place},     {"score", cmd_score},
-    {"over", cmd_simple},     {"reset", cmd_simple},
+    {"board", cmd_board},   {"assam", cmd_assam},
+    {"player", cmd_player}, {"players", cmd_players},
+    {"turn", cmd_turn},     {"next", cmd_next},
+    {"move", cmd_move},     {"rotate", cmd_rotate},
+    {"payment", cmd_pay},   {"price", cmd_price},
+    {"legal", cmd_legal},   {"legal-all", cmd_legal_all},
+    {"place", cmd_place},   {"score", cmd_score},
+    {"over", cmd_simple},   {"reset", cmd_simple},
 };
 
 static bool split(char *line, words *w) {
   w->n = 0;
   for (char *p = line; *p;) {
-    while (*p == ' ' || *p == '\t' || *p == '\r') *p++ = '\0';
+    while (*p == ' ' || *p == '\t' || *p == '\r')
+      *p++ = '\0';
     if (!*p) break;
     if (w->n == MK__MAX_WORDS) return false;
     w->w[w->n++] = p;
-    while (*p && *p != ' ' && *p != '\t' && *p != '\r') p++;
+    while (*p && *p != ' ' && *p != '\t' && *p != '\r')
+      p++;
   }
   return true;
 }

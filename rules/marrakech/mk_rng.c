@@ -2,7 +2,9 @@
  * that games, tests and benchmarks replay exactly from a seed. */
 #include "marrakech.h"
 
-void mk_rng_seed(mk_rng *rng, uint64_t seed) { rng->state = seed; }
+void mk_rng_seed(mk_rng *rng, uint64_t seed) {
+  rng->state = seed;
+}
 
 uint64_t mk_rng_next(mk_rng *rng) {
   uint64_t z = (rng->state += 0x9E3779B97F4A7C15ull);
@@ -17,7 +19,8 @@ uint32_t mk_rng_below(mk_rng *rng, uint32_t n) {
    * results. */
   uint64_t limit = UINT64_MAX - UINT64_MAX % n;
   uint64_t v;
-  do v = mk_rng_next(rng);
+  do
+    v = mk_rng_next(rng);
   while (v >= limit);
   return (uint32_t)(v % n);
 }

@@ -32,8 +32,10 @@ static void from_table(const rset_table *t, mk_settings *s) {
   s->rugs_per_player[4] = (int)rset_int(t, "rugs_4p");
   const long *faces;
   s->die_face_count = rset_list(t, "die_faces", &faces);
-  for (int i = 0; i < s->die_face_count; i++) s->die_faces[i] = (int)faces[i];
-  s->two_colours_for_two_players = rset_is(t, "two_colours_for_two_players", "yes");
+  for (int i = 0; i < s->die_face_count; i++)
+    s->die_faces[i] = (int)faces[i];
+  s->two_colours_for_two_players =
+      rset_is(t, "two_colours_for_two_players", "yes");
   s->cover_own_rug = rset_is(t, "cover_own_rug", "yes");
 }
 
@@ -54,8 +56,7 @@ tp_status mk_settings_check(const mk_settings *s, tp_error *err) {
                         "starting_dirhams must be 0..100000");
   for (int n = MK_MIN_PLAYERS; n <= MK_MAX_PLAYERS; n++)
     if (s->rugs_per_player[n] < 1 || s->rugs_per_player[n] > 200)
-      return tp_error_set(err, TP_ERR_INVALID, "rugs_%dp must be 1..200",
-                          n);
+      return tp_error_set(err, TP_ERR_INVALID, "rugs_%dp must be 1..200", n);
   if (s->two_colours_for_two_players && s->rugs_per_player[2] % 2)
     return tp_error_set(err, TP_ERR_INVALID,
                         "rugs_2p must be even: half of them in each "

@@ -21,7 +21,9 @@ typedef struct {
   bool started; /* the first turn has been read: no more players */
 } replay;
 
-static const char *dir_name(mk_dir d) { return (const char *[]){"N", "E", "S", "W"}[d]; }
+static const char *dir_name(mk_dir d) {
+  return (const char *[]){"N", "E", "S", "W"}[d];
+}
 
 static void emitf(replay *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -39,9 +41,11 @@ void mk_game_emit_board(const mk_game *g, mk_emit_fn emit, void *ctx) {
   int width = 1;
   for (int i = 0; i < MK_SQUARES; i++) {
     mk_cell c = g->board[i];
-    if (c.colour < 0) snprintf(cells[i], sizeof cells[i], ".");
-    else snprintf(cells[i], sizeof cells[i], "%s:%d", g->colours[c.colour],
-                  (int)c.rug);
+    if (c.colour < 0)
+      snprintf(cells[i], sizeof cells[i], ".");
+    else
+      snprintf(cells[i], sizeof cells[i], "%s:%d", g->colours[c.colour],
+               (int)c.rug);
     int n = (int)strlen(cells[i]);
     if (n > width) width = n;
   }
@@ -49,9 +53,9 @@ void mk_game_emit_board(const mk_game *g, mk_emit_fn emit, void *ctx) {
     char row[MK_SIZE * (MK_NAME_MAX + 9) + 1];
     size_t len = 0;
     for (int x = 0; x < MK_SIZE; x++)
-      len += (size_t)snprintf(row + len, sizeof row - len, "%s%-*s",
-                              x ? " " : "", x + 1 < MK_SIZE ? width : 0,
-                              cells[y * MK_SIZE + x]);
+      len +=
+          (size_t)snprintf(row + len, sizeof row - len, "%s%-*s", x ? " " : "",
+                           x + 1 < MK_SIZE ? width : 0, cells[y * MK_SIZE + x]);
     emit(ctx, row);
   }
 }
@@ -105,11 +109,15 @@ static tp_status start(replay *r, tp_error *err) {
 
 static tp_status do_rotate(replay *r, const char *how, tp_error *err) {
   mk_game *g = r->game;
-  if (!strcmp(how, "left")) mk_game_rotate(g, MK_TURN_LEFT);
-  else if (!strcmp(how, "right")) mk_game_rotate(g, MK_TURN_RIGHT);
-  else if (!strcmp(how, "none")) mk_game_rotate(g, MK_TURN_NONE);
+  if (!strcmp(how, "left"))
+    mk_game_rotate(g, MK_TURN_LEFT);
+  else if (!strcmp(how, "right"))
+    mk_game_rotate(g, MK_TURN_RIGHT);
+  else if (!strcmp(how, "none"))
+    mk_game_rotate(g, MK_TURN_NONE);
   else {
-    const char *dirs = "NESW", *p = how[0] && !how[1] ? strchr(dirs, how[0]) : NULL;
+    const char *dirs = "NESW",
+               *p = how[0] && !how[1] ? strchr(dirs, how[0]) : NULL;
     if (!p)
       return bad(r, err, TP_ERR_FORMAT,
                  "rotate '%.20s': say left, right, none or N, E, S, W", how);
@@ -143,12 +151,14 @@ static tp_status do_place(replay *r, char **w, tp_error *err) {
                  w[1 + i]);
   int colour = mk_game_find_colour(g, w[0]);
   mk_placement p = {(int)v[0], (int)v[1], (int)v[2], (int)v[3]};
-  mk_place_result res = colour < 0 ? MK_PLACE_WRONG_PLAYER
-                                   : mk_game_place(g, colour, p);
+  mk_place_result res =
+      colour < 0 ? MK_PLACE_WRONG_PLAYER : mk_game_place(g, colour, p);
   if (res != MK_PLACE_OK)
-    return bad(r, err, TP_ERR_INVALID, "rug %.20s %ld %ld %ld %ld: %s "
-               "(Assam on %d %d)", w[0], v[0], v[1], v[2], v[3],
-               mk_place_reason(res), g->assam.x, g->assam.y);
+    return bad(r, err, TP_ERR_INVALID,
+               "rug %.20s %ld %ld %ld %ld: %s "
+               "(Assam on %d %d)",
+               w[0], v[0], v[1], v[2], v[3], mk_place_reason(res), g->assam.x,
+               g->assam.y);
   return TP_OK;
 }
 
@@ -172,11 +182,13 @@ static tp_status do_turn(replay *r, char **w, int n, tp_error *err) {
   if (mk_game_over(g))
     return bad(r, err, TP_ERR_INVALID, "the game is over: no more turns");
   if (n != 6 && n != 12)
-    return bad(r, err, TP_ERR_FORMAT, "say: turn NAME rotate HOW roll N "
+    return bad(r, err, TP_ERR_FORMAT,
+               "say: turn NAME rotate HOW roll N "
                "[place COLOUR X1 Y1 X2 Y2]");
   if (strcmp(w[2], "rotate") || strcmp(w[4], "roll") ||
       (n == 12 && strcmp(w[6], "place")))
-    return bad(r, err, TP_ERR_FORMAT, "say: turn NAME rotate HOW roll N "
+    return bad(r, err, TP_ERR_FORMAT,
+               "say: turn NAME rotate HOW roll N "
                "[place COLOUR X1 Y1 X2 Y2]");
   const char *who = g->players[g->turn].name;
   if (strcmp(w[1], who))
@@ -208,12 +220,14 @@ static tp_status do_line(replay *r, char *text, tp_error *err) {
   char *w[MK__T_WORDS];
   int n = 0;
   for (char *p = text; *p;) {
-    while (*p == ' ' || *p == '\t' || *p == '\r') *p++ = '\0';
+    while (*p == ' ' || *p == '\t' || *p == '\r')
+      *p++ = '\0';
     if (!*p) break;
     if (n == MK__T_WORDS)
       return bad(r, err, TP_ERR_FORMAT, "too many words on the line");
     w[n++] = p;
-    while (*p && *p != ' ' && *p != '\t' && *p != '\r') p++;
+    while (*p && *p != ' ' && *p != '\t' && *p != '\r')
+      p++;
   }
   if (n == 0) return TP_OK;
   if (!strcmp(w[0], "player")) return do_player(r, w, n, err);
@@ -229,8 +243,10 @@ static tp_status do_line(replay *r, char *text, tp_error *err) {
 
 static void emit_scores(replay *r) {
   const mk_game *g = r->game;
-  emitf(r, mk_game_over(g) ? "game over after %d turns"
-                           : "game not finished after %d turns", r->turns);
+  emitf(r,
+        mk_game_over(g) ? "game over after %d turns"
+                        : "game not finished after %d turns",
+        r->turns);
   mk_score s[MK_MAX_PLAYERS];
   mk_game_score(g, s);
   char winners[MK_MAX_PLAYERS * MK_NAME_MAX + 16] = "winner";

@@ -15,13 +15,36 @@
 #include "marrakech.h"
 
 static const char *vocabulary[] = {
-    "board", "assam", "player", "players", "turn", "next", "move", "rotate",
-    "payment", "price", "legal", "legal-all", "place", "score", "over",
-    "reset", "red", "blue", "green", "yellow", "red+yellow", "blue+green",
-    "anna", "ben", "in", "out", "left", "right", "none", "N", "E", "S", "W",
-    "0", "1", "2", "3", "4", "5", "6", "7", "-1", "30", "12", "12+12",
-    "99999999999999999999", ".", "red:1", "blue:2", "red:-1", "red:", ":3",
-    "Red", "+", "#", "\t", "\xff", "1e3", "0x10", "",
+    "board",      "assam",
+    "player",     "players",
+    "turn",       "next",
+    "move",       "rotate",
+    "payment",    "price",
+    "legal",      "legal-all",
+    "place",      "score",
+    "over",       "reset",
+    "red",        "blue",
+    "green",      "yellow",
+    "red+yellow", "blue+green",
+    "anna",       "ben",
+    "in",         "out",
+    "left",       "right",
+    "none",       "N",
+    "E",          "S",
+    "W",          "0",
+    "1",          "2",
+    "3",          "4",
+    "5",          "6",
+    "7",          "-1",
+    "30",         "12",
+    "12+12",      "99999999999999999999",
+    ".",          "red:1",
+    "blue:2",     "red:-1",
+    "red:",       ":3",
+    "Red",        "+",
+    "#",          "\t",
+    "\xff",       "1e3",
+    "0x10",       "",
 };
 enum { VOCAB = sizeof vocabulary / sizeof vocabulary[0] };
 
@@ -43,7 +66,8 @@ static void mutate(mk_rng *r, char *line, size_t cap) {
   for (int e = 0; e < edits; e++) {
     switch (mk_rng_below(r, 4)) {
     case 0: /* replace a byte by any non-NUL byte */
-      if (len) line[mk_rng_below(r, (uint32_t)len)] = (char)(1 + mk_rng_below(r, 255));
+      if (len)
+        line[mk_rng_below(r, (uint32_t)len)] = (char)(1 + mk_rng_below(r, 255));
       break;
     case 1: /* truncate */
       if (len) line[len = mk_rng_below(r, (uint32_t)len)] = '\0';
@@ -70,18 +94,34 @@ static void check_answer(const char *line, const char *answer, size_t len) {
   if (len == 0 || len >= MK_QUERY_ANSWER_MAX || answer[len - 1] != '\n' ||
       strlen(answer) != len)
     fail_msg("bad answer to '%s': '%s'", line, answer);
-  if (!strncmp(answer, "error: ", 7) && strchr(answer, '\n') != answer + len - 1)
+  if (!strncmp(answer, "error: ", 7) &&
+      strchr(answer, '\n') != answer + len - 1)
     fail_msg("error answer of several lines to '%s'", line);
 }
 
 static const char *valid_lines[] = {
-    "player anna red 30 12 in", "player ben blue+green 5 12+11 in",
-    "player cleo yellow 0 3 out", "turn anna", "rotate left", "rotate S",
-    "move 3", "payment", "price", "legal 3 2 3 1", "legal-all",
-    "place red 3 2 3 1", "score", "assam 0 0 N", "next", "players",
+    "player anna red 30 12 in",
+    "player ben blue+green 5 12+11 in",
+    "player cleo yellow 0 3 out",
+    "turn anna",
+    "rotate left",
+    "rotate S",
+    "move 3",
+    "payment",
+    "price",
+    "legal 3 2 3 1",
+    "legal-all",
+    "place red 3 2 3 1",
+    "score",
+    "assam 0 0 N",
+    "next",
+    "players",
     "board . . . . . . . . . . . . . . . . . . . . . . . . red:1 red:1 . . . "
     ". . . . . . . . . . . . . . . . . . . . . .",
-    "over", "reset", "board", "assam",
+    "over",
+    "reset",
+    "board",
+    "assam",
 };
 enum { VALID = sizeof valid_lines / sizeof valid_lines[0] };
 
@@ -95,7 +135,9 @@ static void test_query_protocol_fuzz(void **state) {
   int errors = 0;
   for (int i = 0; i < 40000; i++) {
     switch (mk_rng_below(&r, 3)) {
-    case 0: random_line(&r, line, sizeof line); break;
+    case 0:
+      random_line(&r, line, sizeof line);
+      break;
     case 1: /* a valid line, mutated */
       snprintf(line, sizeof line, "%s", valid_lines[mk_rng_below(&r, VALID)]);
       mutate(&r, line, sizeof line);
@@ -131,12 +173,19 @@ static void test_query_errors_change_nothing(void **state) {
   mk_query_line(q, "board", before);
   const char *bad[] = {
       "board red:1 red:1 red:1 . . . . . . . . . . . . . . . . . . . . . . . "
-      ". . . . . . . . . . . . . . . . . . . . . . . .",   /* 3 squares */
-      "board . .",                                          /* too short */
-      "player ben red 30 12 in",                            /* red taken */
-      "player anna red 30 -1 in",                           /* negative */
-      "assam 7 0 N", "assam 1 1 X", "move -1", "move x", "rotate up",
-      "turn nobody", "legal 1 2 3", "place red a b c d", "frobnicate",
+      ". . . . . . . . . . . . . . . . . . . . . . . .", /* 3 squares */
+      "board . .",                                       /* too short */
+      "player ben red 30 12 in",                         /* red taken */
+      "player anna red 30 -1 in",                        /* negative */
+      "assam 7 0 N",
+      "assam 1 1 X",
+      "move -1",
+      "move x",
+      "rotate up",
+      "turn nobody",
+      "legal 1 2 3",
+      "place red a b c d",
+      "frobnicate",
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     mk_query_line(q, bad[i], a);
@@ -198,8 +247,12 @@ static void test_transcript_fuzz(void **state) {
     for (int e = 0; e < edits && len; e++) {
       size_t at = mk_rng_below(&r, (uint32_t)len);
       switch (mk_rng_below(&r, 3)) {
-      case 0: text[at] = (char)(1 + mk_rng_below(&r, 255)); break;
-      case 1: text[len = at] = '\0'; break;
+      case 0:
+        text[at] = (char)(1 + mk_rng_below(&r, 255));
+        break;
+      case 1:
+        text[len = at] = '\0';
+        break;
       default: /* swap a digit for another: often a legal-looking move */
         if (text[at] >= '0' && text[at] <= '9')
           text[at] = (char)('0' + mk_rng_below(&r, 10));
@@ -229,22 +282,33 @@ static void test_transcript_errors_name_the_line(void **state) {
   } cases[] = {
       {"", "line 1: no players"},
       {"player anna red\n", "line 2: 1 players"},
-      {"player anna red\nplayer ben blue\nplayer cleo green\nturn ben rotate N roll 1 place "
-       "blue 3 2 3 1\n", "line 4: it is anna's turn"},
-      {"player anna red\nplayer ben blue\nplayer cleo green\n# c\nturn anna rotate N roll 5 "
-       "place red 3 2 3 1\n", "line 5: roll '5'"},
-      {"player anna red\nplayer ben blue\nplayer cleo green\nturn anna rotate N roll 1 place "
-       "red 3 2 3 1\n", "line 4: rug red 3 2 3 1: on-assam"},
-      {"player anna red\nplayer ben blue\nplayer cleo green\nturn anna rotate N roll 1 place "
-       "blue 3 1 3 0\n", "wrong-player"},
-      {"player anna red\nplayer ben blue\nplayer cleo green\nturn anna rotate N roll 1\n",
+      {"player anna red\nplayer ben blue\nplayer cleo green\nturn ben rotate N "
+       "roll 1 place "
+       "blue 3 2 3 1\n",
+       "line 4: it is anna's turn"},
+      {"player anna red\nplayer ben blue\nplayer cleo green\n# c\nturn anna "
+       "rotate N roll 5 "
+       "place red 3 2 3 1\n",
+       "line 5: roll '5'"},
+      {"player anna red\nplayer ben blue\nplayer cleo green\nturn anna rotate "
+       "N roll 1 place "
+       "red 3 2 3 1\n",
+       "line 4: rug red 3 2 3 1: on-assam"},
+      {"player anna red\nplayer ben blue\nplayer cleo green\nturn anna rotate "
+       "N roll 1 place "
+       "blue 3 1 3 0\n",
+       "wrong-player"},
+      {"player anna red\nplayer ben blue\nplayer cleo green\nturn anna rotate "
+       "N roll 1\n",
        "line 4: anna must place a rug"},
-      {"player anna red\nplayer ben blue\nplayer cleo green\nturn anna rotate N roll 1 place "
+      {"player anna red\nplayer ben blue\nplayer cleo green\nturn anna rotate "
+       "N roll 1 place "
        "red 3 1 3 0\nturn ben rotate S roll 1 place blue 3 1 3 0\n",
        "line 5: Assam faces N and may not turn 180"},
       {"player anna red\nplayer ben blue\nplayer anna green\n",
        "line 3: player anna is declared twice"},
-      {"player anna red\nplayer ben red\n", "line 2: colour red belongs to anna"},
+      {"player anna red\nplayer ben red\n",
+       "line 2: colour red belongs to anna"},
       {"player anna red\nplayer ben blue+green\nturn anna rotate N roll 1\n",
        "with 2 players each has 2"},
       {"player anna red+yellow\nplayer ben blue+green\nbogus\n",
@@ -256,11 +320,11 @@ static void test_transcript_errors_name_the_line(void **state) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     int lines = 0;
     tp_error err;
-    tp_status st = mk_transcript_replay(cases[i].text, NULL, NULL, ignore,
-                                        &lines, &err);
+    tp_status st =
+        mk_transcript_replay(cases[i].text, NULL, NULL, ignore, &lines, &err);
     if (st == TP_OK || !strstr(err.text, cases[i].want))
-      fail_msg("case %zu: got '%s', want '%s'", i, st == TP_OK ? "ok" : err.text,
-               cases[i].want);
+      fail_msg("case %zu: got '%s', want '%s'", i,
+               st == TP_OK ? "ok" : err.text, cases[i].want);
   }
 }
 

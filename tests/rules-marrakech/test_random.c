@@ -22,11 +22,11 @@ static mk_game *new_game(int players, uint64_t seed, const mk_settings *s) {
   assert_non_null(g);
   const int none[2] = {0, 0};
   for (int i = 0; i < players; i++)
-    assert_int_equal(mk_game_set_player(g, names[i],
-                                        players == 2 ? two_colours[i]
-                                                     : one_colour[i],
-                                        0, none, true, NULL),
-                     TP_OK);
+    assert_int_equal(
+        mk_game_set_player(g, names[i],
+                           players == 2 ? two_colours[i] : one_colour[i], 0,
+                           none, true, NULL),
+        TP_OK);
   assert_int_equal(mk_game_deal(g, NULL), TP_OK);
   mk_game_next_turn(g);
   return g;
@@ -89,15 +89,17 @@ static void append(buffer *b, const char *line) {
   b->text[b->len] = '\0';
 }
 
-static void collect(void *ctx, const char *line) { append(ctx, line); }
+static void collect(void *ctx, const char *line) {
+  append(ctx, line);
+}
 
 static void play_one(int players, uint64_t seed, const mk_settings *s) {
   mk_game *g = new_game(players, seed, s);
   mk_rng rng;
   mk_rng_seed(&rng, seed * 7919);
   const mk_settings *set = mk_game_settings(g);
-  ledger l = {{0}, set->rugs_per_player[players],
-              players * set->starting_dirhams};
+  ledger l = {
+      {0}, set->rugs_per_player[players], players * set->starting_dirhams};
   static buffer transcript, report;
   transcript.len = report.len = 0;
   for (int i = 0; i < players; i++) {
@@ -138,7 +140,8 @@ static void play_one(int players, uint64_t seed, const mk_settings *s) {
     snprintf(line, sizeof line, "\n%s %d %d %d\n", names[i], sc[i].dirhams,
              sc[i].squares, sc[i].total);
     if (!strstr(report.text, line))
-      fail_msg("seed %llu: replay lacks '%s'", (unsigned long long)seed, line + 1);
+      fail_msg("seed %llu: replay lacks '%s'", (unsigned long long)seed,
+               line + 1);
   }
   assert_non_null(strstr(report.text, "game over after"));
   mk_game_destroy(g);
@@ -173,7 +176,8 @@ static void test_same_seed_same_game(void **state) {
     assert_false(mk_game_play_random_turn(b, &rb, NULL));
     for (int y = 0; y < 7; y++)
       for (int x = 0; x < 7; x++) {
-        assert_int_equal(mk_game_cell(a, x, y).colour, mk_game_cell(b, x, y).colour);
+        assert_int_equal(mk_game_cell(a, x, y).colour,
+                         mk_game_cell(b, x, y).colour);
         assert_int_equal(mk_game_cell(a, x, y).rug, mk_game_cell(b, x, y).rug);
       }
     mk_game_destroy(a);
@@ -186,8 +190,10 @@ static void test_rng_is_uniform_enough(void **state) {
   mk_rng r;
   mk_rng_seed(&r, 1);
   int counts[6] = {0};
-  for (int i = 0; i < 60000; i++) counts[mk_rng_below(&r, 6)]++;
-  for (int i = 0; i < 6; i++) assert_true(counts[i] > 9000 && counts[i] < 11000);
+  for (int i = 0; i < 60000; i++)
+    counts[mk_rng_below(&r, 6)]++;
+  for (int i = 0; i < 6; i++)
+    assert_true(counts[i] > 9000 && counts[i] < 11000);
   assert_int_equal(mk_rng_below(&r, 1), 0);
 }
 

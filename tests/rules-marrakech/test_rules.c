@@ -14,7 +14,9 @@
 
 #include "marrakech.h"
 
-static mk_assam at(int x, int y, mk_dir d) { return (mk_assam){x, y, d}; }
+static mk_assam at(int x, int y, mk_dir d) {
+  return (mk_assam){x, y, d};
+}
 
 static void assert_assam(mk_assam got, int x, int y, mk_dir d) {
   if (got.x != x || got.y != y || got.dir != d)
@@ -33,24 +35,36 @@ static const struct {
   mk_dir facing;
 } exits[28] = {
     /* north (y=0): pairs (0,0)/(1,0), (2,0)/(3,0), (4,0)/(5,0) -> S */
-    {0, 0, MK_N, 1, 0, MK_S}, {1, 0, MK_N, 0, 0, MK_S},
-    {2, 0, MK_N, 3, 0, MK_S}, {3, 0, MK_N, 2, 0, MK_S},
-    {4, 0, MK_N, 5, 0, MK_S}, {5, 0, MK_N, 4, 0, MK_S},
+    {0, 0, MK_N, 1, 0, MK_S},
+    {1, 0, MK_N, 0, 0, MK_S},
+    {2, 0, MK_N, 3, 0, MK_S},
+    {3, 0, MK_N, 2, 0, MK_S},
+    {4, 0, MK_N, 5, 0, MK_S},
+    {5, 0, MK_N, 4, 0, MK_S},
     {6, 0, MK_N, 6, 0, MK_W}, /* the top-right corner arc */
     /* east (x=6) */
     {6, 0, MK_E, 6, 0, MK_S}, /* the top-right corner arc */
-    {6, 1, MK_E, 6, 2, MK_W}, {6, 2, MK_E, 6, 1, MK_W},
-    {6, 3, MK_E, 6, 4, MK_W}, {6, 4, MK_E, 6, 3, MK_W},
-    {6, 5, MK_E, 6, 6, MK_W}, {6, 6, MK_E, 6, 5, MK_W},
+    {6, 1, MK_E, 6, 2, MK_W},
+    {6, 2, MK_E, 6, 1, MK_W},
+    {6, 3, MK_E, 6, 4, MK_W},
+    {6, 4, MK_E, 6, 3, MK_W},
+    {6, 5, MK_E, 6, 6, MK_W},
+    {6, 6, MK_E, 6, 5, MK_W},
     /* south (y=6) */
     {0, 6, MK_S, 0, 6, MK_E}, /* the bottom-left corner arc */
-    {1, 6, MK_S, 2, 6, MK_N}, {2, 6, MK_S, 1, 6, MK_N},
-    {3, 6, MK_S, 4, 6, MK_N}, {4, 6, MK_S, 3, 6, MK_N},
-    {5, 6, MK_S, 6, 6, MK_N}, {6, 6, MK_S, 5, 6, MK_N},
+    {1, 6, MK_S, 2, 6, MK_N},
+    {2, 6, MK_S, 1, 6, MK_N},
+    {3, 6, MK_S, 4, 6, MK_N},
+    {4, 6, MK_S, 3, 6, MK_N},
+    {5, 6, MK_S, 6, 6, MK_N},
+    {6, 6, MK_S, 5, 6, MK_N},
     /* west (x=0) */
-    {0, 0, MK_W, 0, 1, MK_E}, {0, 1, MK_W, 0, 0, MK_E},
-    {0, 2, MK_W, 0, 3, MK_E}, {0, 3, MK_W, 0, 2, MK_E},
-    {0, 4, MK_W, 0, 5, MK_E}, {0, 5, MK_W, 0, 4, MK_E},
+    {0, 0, MK_W, 0, 1, MK_E},
+    {0, 1, MK_W, 0, 0, MK_E},
+    {0, 2, MK_W, 0, 3, MK_E},
+    {0, 3, MK_W, 0, 2, MK_E},
+    {0, 4, MK_W, 0, 5, MK_E},
+    {0, 5, MK_W, 0, 4, MK_E},
     {0, 6, MK_W, 0, 6, MK_N}, /* the bottom-left corner arc */
 };
 
@@ -103,7 +117,8 @@ static void test_stepping_is_a_permutation(void **state) {
       }
   for (int x = 0; x < 7; x++)
     for (int y = 0; y < 7; y++)
-      for (int d = 0; d < 4; d++) assert_int_equal(hits[x][y][d], 1);
+      for (int d = 0; d < 4; d++)
+        assert_int_equal(hits[x][y][d], 1);
 }
 
 static void test_long_walks_match_single_steps(void **state) {
@@ -152,9 +167,12 @@ static void test_rotation(void **state) {
 static mk_game *three_players(int anna, int ben, int cleo) {
   mk_game *g = mk_game_create(NULL, 7);
   const int rugs[2] = {15, 0};
-  assert_int_equal(mk_game_set_player(g, "anna", "red", anna, rugs, true, NULL), TP_OK);
-  assert_int_equal(mk_game_set_player(g, "ben", "blue", ben, rugs, true, NULL), TP_OK);
-  assert_int_equal(mk_game_set_player(g, "cleo", "green", cleo, rugs, true, NULL), TP_OK);
+  assert_int_equal(mk_game_set_player(g, "anna", "red", anna, rugs, true, NULL),
+                   TP_OK);
+  assert_int_equal(mk_game_set_player(g, "ben", "blue", ben, rugs, true, NULL),
+                   TP_OK);
+  assert_int_equal(
+      mk_game_set_player(g, "cleo", "green", cleo, rugs, true, NULL), TP_OK);
   return g;
 }
 
@@ -165,13 +183,15 @@ static void lay(mk_game *g, const char *rows[7]) {
   for (int y = 0; y < 7; y++)
     for (int x = 0; x < 7; x++) {
       char c = rows[y][x];
-      const char *colour = c == 'r' || c == 'R' ? "red"
+      const char *colour = c == 'r' || c == 'R'   ? "red"
                            : c == 'b' || c == 'B' ? "blue"
                            : c == 'g' || c == 'G' ? "green"
-                           : c == 'y' ? "yellow" : NULL;
+                           : c == 'y'             ? "yellow"
+                                                  : NULL;
       int rug = c >= 'A' && c <= 'Z' ? 2 : 1;
       int colour_index = colour ? mk_game_colour(g, colour) : -1;
-      assert_int_equal(mk_game_set_cell(g, x, y, colour_index, rug, NULL), TP_OK);
+      assert_int_equal(mk_game_set_cell(g, x, y, colour_index, rug, NULL),
+                       TP_OK);
     }
 }
 
@@ -238,7 +258,8 @@ static void test_own_rugs_and_empty_squares_cost_nothing(void **state) {
   put_assam(g, 0, 0);
   mk_game_set_turn(g, 1, NULL);
   assert_int_equal(mk_game_pay(g).payer, -1);
-  for (int i = 0; i < 3; i++) assert_int_equal(mk_game_player(g, i)->dirhams, 30);
+  for (int i = 0; i < 3; i++)
+    assert_int_equal(mk_game_player(g, i)->dirhams, 30);
   mk_game_destroy(g);
 }
 
@@ -249,7 +270,8 @@ static void test_eliminated_owners_get_nothing(void **state) {
                          ".......", ".......", "......."};
   lay(g, rows);
   const int rugs[2] = {10, 0};
-  assert_int_equal(mk_game_set_player(g, "ben", "blue", 0, rugs, false, NULL), TP_OK);
+  assert_int_equal(mk_game_set_player(g, "ben", "blue", 0, rugs, false, NULL),
+                   TP_OK);
   put_assam(g, 4, 3);
   mk_game_set_turn(g, 0, NULL);
   mk_payment p = mk_game_pay(g);
@@ -321,38 +343,56 @@ static void test_placement_reasons(void **state) {
                          "...gg..", ".......", "......."};
   lay(g, rows);
   put_assam(g, 3, 3);
-  int red = mk_game_find_colour(g, "red"), blue = mk_game_find_colour(g, "blue");
-  assert_int_equal(mk_game_check_place(g, red, pl(3, 2, 3, 1)), MK_PLACE_NO_TURN);
+  int red = mk_game_find_colour(g, "red"),
+      blue = mk_game_find_colour(g, "blue");
+  assert_int_equal(mk_game_check_place(g, red, pl(3, 2, 3, 1)),
+                   MK_PLACE_NO_TURN);
   mk_game_set_turn(g, 0, NULL);
   assert_int_equal(mk_game_check_place(g, red, pl(3, 2, 3, 1)), MK_PLACE_OK);
   assert_int_equal(mk_game_check_place(g, -1, pl(3, 2, 3, 1)), MK_PLACE_OK);
-  assert_int_equal(mk_game_check_place(g, blue, pl(3, 2, 3, 1)), MK_PLACE_WRONG_PLAYER);
-  assert_int_equal(mk_game_check_place(g, red, pl(3, 6, 3, 7)), MK_PLACE_OFF_BOARD);
-  assert_int_equal(mk_game_check_place(g, red, pl(-1, 3, 0, 3)), MK_PLACE_OFF_BOARD);
-  assert_int_equal(mk_game_check_place(g, red, pl(2, 3, 4, 3)), MK_PLACE_NOT_A_PAIR);
-  assert_int_equal(mk_game_check_place(g, red, pl(2, 2, 3, 3)), MK_PLACE_NOT_A_PAIR);
-  assert_int_equal(mk_game_check_place(g, red, pl(2, 3, 2, 3)), MK_PLACE_NOT_A_PAIR);
-  assert_int_equal(mk_game_check_place(g, red, pl(3, 3, 3, 2)), MK_PLACE_ON_ASSAM);
-  assert_int_equal(mk_game_check_place(g, red, pl(0, 0, 1, 0)), MK_PLACE_NOT_BY_ASSAM);
-  assert_int_equal(mk_game_check_place(g, red, pl(2, 2, 2, 1)), MK_PLACE_NOT_BY_ASSAM);
+  assert_int_equal(mk_game_check_place(g, blue, pl(3, 2, 3, 1)),
+                   MK_PLACE_WRONG_PLAYER);
+  assert_int_equal(mk_game_check_place(g, red, pl(3, 6, 3, 7)),
+                   MK_PLACE_OFF_BOARD);
+  assert_int_equal(mk_game_check_place(g, red, pl(-1, 3, 0, 3)),
+                   MK_PLACE_OFF_BOARD);
+  assert_int_equal(mk_game_check_place(g, red, pl(2, 3, 4, 3)),
+                   MK_PLACE_NOT_A_PAIR);
+  assert_int_equal(mk_game_check_place(g, red, pl(2, 2, 3, 3)),
+                   MK_PLACE_NOT_A_PAIR);
+  assert_int_equal(mk_game_check_place(g, red, pl(2, 3, 2, 3)),
+                   MK_PLACE_NOT_A_PAIR);
+  assert_int_equal(mk_game_check_place(g, red, pl(3, 3, 3, 2)),
+                   MK_PLACE_ON_ASSAM);
+  assert_int_equal(mk_game_check_place(g, red, pl(0, 0, 1, 0)),
+                   MK_PLACE_NOT_BY_ASSAM);
+  assert_int_equal(mk_game_check_place(g, red, pl(2, 2, 2, 1)),
+                   MK_PLACE_NOT_BY_ASSAM);
   /* (4,4)(3,4): both halves of one green rug; (3,2)(2,2): half of blue */
-  assert_int_equal(mk_game_check_place(g, red, pl(3, 4, 4, 4)), MK_PLACE_COVERS_ONE_RUG);
-  assert_int_equal(mk_game_check_place(g, red, pl(4, 4, 3, 4)), MK_PLACE_COVERS_ONE_RUG);
+  assert_int_equal(mk_game_check_place(g, red, pl(3, 4, 4, 4)),
+                   MK_PLACE_COVERS_ONE_RUG);
+  assert_int_equal(mk_game_check_place(g, red, pl(4, 4, 3, 4)),
+                   MK_PLACE_COVERS_ONE_RUG);
   assert_int_equal(mk_game_check_place(g, red, pl(3, 2, 4, 2)), MK_PLACE_OK);
-  assert_int_equal(mk_game_check_place(g, red, pl(3, 2, 2, 2)), MK_PLACE_COVERS_ONE_RUG);
-  assert_string_equal(mk_place_reason(MK_PLACE_COVERS_ONE_RUG), "covers-one-whole-rug");
+  assert_int_equal(mk_game_check_place(g, red, pl(3, 2, 2, 2)),
+                   MK_PLACE_COVERS_ONE_RUG);
+  assert_string_equal(mk_place_reason(MK_PLACE_COVERS_ONE_RUG),
+                      "covers-one-whole-rug");
   assert_string_equal(mk_place_reason(MK_PLACE_OFF_BOARD), "off-board");
   /* no rugs left */
   const int none[2] = {0, 0};
   mk_game_set_player(g, "anna", "red", 30, none, true, NULL);
-  assert_int_equal(mk_game_check_place(g, red, pl(3, 2, 3, 1)), MK_PLACE_NO_RUGS);
-  assert_int_equal(mk_game_check_place(g, -1, pl(3, 2, 3, 1)), MK_PLACE_NO_RUGS);
+  assert_int_equal(mk_game_check_place(g, red, pl(3, 2, 3, 1)),
+                   MK_PLACE_NO_RUGS);
+  assert_int_equal(mk_game_check_place(g, -1, pl(3, 2, 3, 1)),
+                   MK_PLACE_NO_RUGS);
   mk_placement all[MK_MAX_PLACEMENTS];
   assert_int_equal(mk_game_legal_placements(g, all), 0);
   /* an eliminated player has no turn */
   const int some[2] = {3, 0};
   mk_game_set_player(g, "anna", "red", 0, some, false, NULL);
-  assert_int_equal(mk_game_check_place(g, red, pl(3, 2, 3, 1)), MK_PLACE_NO_TURN);
+  assert_int_equal(mk_game_check_place(g, red, pl(3, 2, 3, 1)),
+                   MK_PLACE_NO_TURN);
   mk_game_destroy(g);
 }
 
@@ -367,7 +407,8 @@ static void test_two_rugs_may_be_covered_half_each(void **state) {
   mk_game_set_turn(g, 0, NULL);
   int red = mk_game_find_colour(g, "red");
   assert_int_equal(mk_game_check_place(g, red, pl(3, 2, 4, 2)), MK_PLACE_OK);
-  assert_int_equal(mk_game_check_place(g, red, pl(3, 2, 3, 3)), MK_PLACE_COVERS_ONE_RUG);
+  assert_int_equal(mk_game_check_place(g, red, pl(3, 2, 3, 3)),
+                   MK_PLACE_COVERS_ONE_RUG);
   assert_int_equal(mk_game_place(g, red, pl(3, 2, 4, 2)), MK_PLACE_OK);
   mk_cell c = mk_game_cell(g, 4, 2);
   assert_int_equal(c.colour, red);
@@ -399,7 +440,8 @@ static void test_cover_own_rug_setting(void **state) {
     mk_place_result own = allow ? MK_PLACE_OK : MK_PLACE_COVERS_ONE_RUG;
     assert_int_equal(mk_game_check_place(g, -1, pl(3, 2, 4, 2)), own);
     assert_int_equal(mk_game_check_place(g, -1, pl(4, 3, 5, 3)), own);
-    assert_int_equal(mk_game_check_place(g, -1, pl(2, 3, 2, 4)), MK_PLACE_COVERS_ONE_RUG);
+    assert_int_equal(mk_game_check_place(g, -1, pl(2, 3, 2, 4)),
+                     MK_PLACE_COVERS_ONE_RUG);
     mk_game_destroy(g);
   }
 }
@@ -484,7 +526,8 @@ static void test_two_player_colour_draw(void **state) {
   mk_game_set_player(g, "anna", "red+yellow", 30, rugs, true, NULL);
   mk_game_set_player(g, "ben", "blue+green", 30, rugs, true, NULL);
   mk_game_set_turn(g, 0, NULL);
-  int red = mk_game_find_colour(g, "red"), yellow = mk_game_find_colour(g, "yellow");
+  int red = mk_game_find_colour(g, "red"),
+      yellow = mk_game_find_colour(g, "yellow");
   int counts[2] = {0, 0};
   for (int i = 0; i < 2000; i++) {
     int c = mk_game_draw_colour(g);
@@ -495,7 +538,8 @@ static void test_two_player_colour_draw(void **state) {
   /* once one colour is used up only the other is drawn */
   const int only_yellow[2] = {0, 5};
   mk_game_set_player(g, "anna", "red+yellow", 30, only_yellow, true, NULL);
-  for (int i = 0; i < 100; i++) assert_int_equal(mk_game_draw_colour(g), yellow);
+  for (int i = 0; i < 100; i++)
+    assert_int_equal(mk_game_draw_colour(g), yellow);
   /* same seed, same draws */
   mk_game *a = mk_game_create(NULL, 5), *b = mk_game_create(NULL, 5);
   mk_game_copy(a, g);
@@ -587,11 +631,13 @@ static void test_players_and_colours_are_checked(void **state) {
                    TP_ERR_FORMAT);
   assert_int_equal(mk_game_set_player(g, "dirk", "Pink", 30, rugs, true, &err),
                    TP_ERR_FORMAT);
-  assert_int_equal(mk_game_set_player(g, "dirk", "pink+pink", 30, rugs, true, &err),
-                   TP_ERR_INVALID);
+  assert_int_equal(
+      mk_game_set_player(g, "dirk", "pink+pink", 30, rugs, true, &err),
+      TP_ERR_INVALID);
   assert_int_equal(mk_game_set_player(g, "dirk", "pink+", 30, rugs, true, &err),
                    TP_ERR_FORMAT);
-  assert_int_equal(mk_game_set_player(g, "dirk", "pink", 30, rugs, true, &err), TP_OK);
+  assert_int_equal(mk_game_set_player(g, "dirk", "pink", 30, rugs, true, &err),
+                   TP_OK);
   assert_int_equal(mk_game_set_player(g, "emil", "grey", 30, rugs, true, &err),
                    TP_ERR_INVALID); /* at most 4 */
   assert_int_equal(mk_game_player_count(g), 4);
@@ -603,7 +649,8 @@ static void test_players_and_colours_are_checked(void **state) {
     assert_true(c >= 0);
     mk_game_set_cell(g, 0, 0, c, 1, NULL); /* only the last one stays */
   }
-  assert_string_equal(mk_game_colour_name(g, mk_game_cell(g, 0, 0).colour), "c99");
+  assert_string_equal(mk_game_colour_name(g, mk_game_cell(g, 0, 0).colour),
+                      "c99");
   assert_int_equal(mk_game_colour_owner(g, mk_game_find_colour(g, "pink")), 3);
   /* a rug shown on two squares that are not neighbours is refused */
   mk_game_set_cell(g, 3, 3, mk_game_find_colour(g, "red"), 5, NULL);
@@ -636,7 +683,8 @@ static void test_shipped_rules_file_is_the_default(void **state) {
   assert_int_equal(d.rugs_per_player[4], 12);
   assert_int_equal(d.die_face_count, 6);
   int want[6] = {1, 2, 2, 3, 3, 4};
-  for (int i = 0; i < 6; i++) assert_int_equal(d.die_faces[i], want[i]);
+  for (int i = 0; i < 6; i++)
+    assert_int_equal(d.die_faces[i], want[i]);
   assert_true(d.two_colours_for_two_players);
   assert_false(d.cover_own_rug);
 }

@@ -75,8 +75,10 @@ static int parse_options(int argc, char **argv, const char *allowed,
     } else if (!strcmp(a, "--emit") && strchr(allowed, 'e')) {
       o->emit = true;
     } else {
-      return cli_fail(2, "marrakech %s: unknown or incomplete option '%s' "
-                         "(see teppich marrakech --help)", argv[0], a);
+      return cli_fail(2,
+                      "marrakech %s: unknown or incomplete option '%s' "
+                      "(see teppich marrakech --help)",
+                      argv[0], a);
     }
   }
   return 0;
@@ -117,8 +119,10 @@ static int run_query(int argc, char **argv) {
     size_t start = 0;
     for (char *nl; (nl = memchr(in + start, '\n', len - start));) {
       *nl = '\0';
-      if (skipping) skipping = false;
-      else fwrite(answer, 1, mk_query_line(q, in + start, answer), stdout);
+      if (skipping)
+        skipping = false;
+      else
+        fwrite(answer, 1, mk_query_line(q, in + start, answer), stdout);
       start = (size_t)(nl - in) + 1;
     }
     memmove(in, in + start, len - start);
@@ -222,7 +226,8 @@ static int run_play(int argc, char **argv) {
   text_buf out = {0};
   char line[256];
   if (!rc) {
-    snprintf(line, sizeof line, "# a random legal game: teppich marrakech "
+    snprintf(line, sizeof line,
+             "# a random legal game: teppich marrakech "
              "play --players %s --seed %llu",
              o.players ? o.players : "anna=red,ben=blue,cleo=green", o.seed);
     collect(&out, line);
@@ -274,10 +279,9 @@ static void emit_query(text_buf *b, long *count, const char *fmt, ...) {
 }
 
 static void bench_new_game(mk_game *g, text_buf *b, long *count) {
-  static const char *setup[] = {"reset", "player anna red 30 12 in",
-                                "player ben blue 30 12 in",
-                                "player cleo green 30 12 in",
-                                "player dirk yellow 30 12 in"};
+  static const char *setup[] = {
+      "reset", "player anna red 30 12 in", "player ben blue 30 12 in",
+      "player cleo green 30 12 in", "player dirk yellow 30 12 in"};
   mk_game_reset(g);
   for (size_t i = 0; i < sizeof setup / sizeof setup[0]; i++)
     emit_query(b, count, "%s", setup[i]);
@@ -352,7 +356,8 @@ static int run_bench(int argc, char **argv) {
   long errors = 0;
   size_t bytes = 0;
   double t0 = now_seconds();
-  for (char *line = b.text, *nl; q && (nl = strchr(line, '\n')); line = nl + 1) {
+  for (char *line = b.text, *nl; q && (nl = strchr(line, '\n'));
+       line = nl + 1) {
     *nl = '\0';
     bytes += mk_query_line(q, line, answer);
     if (!strncmp(answer, "error:", 6)) errors++;
@@ -380,8 +385,10 @@ static int run(int argc, char **argv) {
   if (!strcmp(sub, "score")) return run_score(argc - 1, argv + 1);
   if (!strcmp(sub, "play")) return run_play(argc - 1, argv + 1);
   if (!strcmp(sub, "bench")) return run_bench(argc - 1, argv + 1);
-  return cli_fail(2, "marrakech: '%s' is not a sub-command (query, score, "
-                     "play, bench)", sub);
+  return cli_fail(2,
+                  "marrakech: '%s' is not a sub-command (query, score, "
+                  "play, bench)",
+                  sub);
 }
 
 const cli_command cli_command_marrakech = {
