@@ -165,6 +165,12 @@ int cap_exit_code(const char *source, tp_status status);
 tp_status cap_write_jpeg(const char *path, const tp_image *img, int quality,
                          tp_error *err);
 
+/* `teppich capture-bench`: writes frames frames of width x height (JPEG,
+ * PNG, an MJPEG .avi) into folder, then prints the per-frame cost of each
+ * replay source, of the webcam conversions and of the frame hand-off. */
+tp_status cap_bench(FILE *out, const char *folder, int frames, int width,
+                    int height, tp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

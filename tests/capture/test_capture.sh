@@ -56,6 +56,11 @@ expect_exit 2 "$TEPPICH" snapshot --source "dir:$fx/game" --size 12 --out "$TEPP
 expect_err "bad value '12' for --size"
 expect_exit 2 "$TEPPICH" record --source "dir:$fx/game" --out "$TEPPICH_TMP/r"
 
+# the benchmark runs and prints a row per source (numbers are not checked)
+expect_exit 0 "$TEPPICH" capture-bench --frames 2 --size 64x48
+expect_out "dir: JPEG, gray +[0-9.]+ ms"
+expect_out "hand-off: libcamera Y plane as view"
+
 # live sources on this machine: no camera (skipped where one exists)
 if ! ls /dev/video* >/dev/null 2>&1; then
   expect_exit 1 "$TEPPICH" snapshot --source v4l2:/dev/video0 --out "$TEPPICH_TMP/x.jpg"

@@ -195,7 +195,7 @@ static void long_replay_keeps_memory_flat(void **state) {
   (void)state;
   char folder[600];
   snprintf(folder, sizeof folder, "%s/many", root);
-  enum { FRAMES = 3000 };
+  enum { FRAMES = 1500 };
   assert_true(cap_test_make_many(folder, FRAMES));
   for (int colour = 0; colour < 2; colour++) {
     cap_source *src = open_ok("dir:", "many", colour);
@@ -210,7 +210,7 @@ static void long_replay_keeps_memory_flat(void **state) {
     assert_int_equal(n, FRAMES);
     cap_close(src);
 #ifndef __SANITIZE_ADDRESS__
-    /* A leak of even a few bytes per frame would show over 2900 frames;
+    /* A leak of even a few bytes per frame would show over 1400 frames;
      * under ASan the leak checker at exit does this job. */
     assert_true(at_end <= at_100 + 16 * 1024);
 #else
