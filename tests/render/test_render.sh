@@ -9,15 +9,15 @@ expect_exit 0 "$TEPPICH" render --help
 expect_out 'usage: teppich render'
 
 # a random scene, twice: identical bytes; the truth names the spec fields
-expect_exit 0 "$TEPPICH" render --random 3 --size 640x360 --out "$T/a.jpg" --scene-out "$T/a.scene.json"
-expect_exit 0 "$TEPPICH" render --random 3 --size 640x360 --out "$T/b.jpg"
+expect_exit 0 "$TEPPICH" render --random 3 --size 320x180 --out "$T/a.jpg" --scene-out "$T/a.scene.json"
+expect_exit 0 "$TEPPICH" render --random 3 --size 320x180 --out "$T/b.jpg"
 cmp -s "$T/a.jpg" "$T/b.jpg" || fail "same seed gave different pictures"
 cmp -s "$T/a.truth.json" "$T/b.truth.json" || fail "same seed gave different truth"
 for key in markers_seen cards carpets claims contests returned visible_fraction on_cards \
            corners_mm center_mm angle_deg stacking camera; do
   grep -q "\"$key\"" "$T/a.truth.json" || fail "truth lacks $key"
 done
-expect_exit 0 "$TEPPICH" render --random 4 --size 640x360 --out "$T/c.jpg"
+expect_exit 0 "$TEPPICH" render --random 4 --size 320x180 --out "$T/c.jpg"
 cmp -s "$T/a.jpg" "$T/c.jpg" && fail "different seeds gave the same picture"
 
 # the saved scene renders to the same picture
@@ -25,7 +25,7 @@ expect_exit 0 "$TEPPICH" render "$T/a.scene.json" --out "$T/d.jpg"
 cmp -s "$T/a.jpg" "$T/d.jpg" || fail "re-rendering the saved scene differs"
 
 # PNG output, hard difficulty
-expect_exit 0 "$TEPPICH" render --random 9 --difficulty hard --size 480x270 --out "$T/h.png"
+expect_exit 0 "$TEPPICH" render --random 9 --difficulty hard --size 320x180 --out "$T/h.png"
 [ "$(head -c 4 "$T/h.png" | tail -c 3)" = PNG ] || fail "h.png is not a PNG"
 
 # the demo deck as a folder, and rendering with it
@@ -33,9 +33,9 @@ expect_exit 0 "$TEPPICH" render deck --out "$T/deck"
 n=$(ls "$T/deck"/*.png | wc -l)
 [ "$n" = 16 ] || fail "demo deck folder has $n PNGs, expected 16"
 [ -f "$T/deck/deck.json" ] || fail "demo deck folder lacks deck.json"
-expect_exit 0 "$TEPPICH" render --random 3 --size 640x360 --deck "$T/deck" --out "$T/e.jpg"
+expect_exit 0 "$TEPPICH" render --random 3 --size 320x180 --deck "$T/deck" --out "$T/e.jpg"
 echo '{"card_mm": [63, 88], "carpet_mm": [50, 80]}' >"$T/deck/deck.json"
-expect_exit 0 "$TEPPICH" render --random 3 --size 640x360 --deck "$T/deck" --out "$T/f.jpg"
+expect_exit 0 "$TEPPICH" render --random 3 --size 320x180 --deck "$T/deck" --out "$T/f.jpg"
 grep -q '"card_mm":' "$T/f.truth.json" && grep -A2 '"card_mm":' "$T/f.truth.json" | grep -q 63 ||
   fail "deck.json card size not used"
 touch "$T/deck/castle.png"

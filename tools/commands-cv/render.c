@@ -177,8 +177,14 @@ static int write_text(const char *path, const char *text) {
   return 0;
 }
 
-static int get_scene(const options *o, const rnd_deck *deck, rnd_scene *scene) {
+static int get_scene(const options *o, rnd_deck **deckp, rnd_scene *scene) {
+  rnd_deck *deck = *deckp;
   if (o->random) {
+    if (!deck) {
+      int rc = load_deck(o, deckp);
+      if (rc) return rc;
+      deck = *deckp;
+    }
     rnd_scene_random((uint64_t)o->seed, o->difficulty, deck, scene);
   } else {
     char *text;
@@ -186,8 +192,8 @@ static int get_scene(const options *o, const rnd_deck *deck, rnd_scene *scene) {
     tp_error err;
     if (tp_read_file(o->scene_path, 4 << 20, &text, &len, &err) != TP_OK)
       return cli_fail(2, "%s", err.text);
-    double card[2], carpet[2];
-    rnd_deck_sizes(deck, card, carpet);
+    double card[2] = {59, 91}, carpet[2] = {59, 91}; /* the demo deck's */
+    if (deck) rnd_deck_sizes(deck, card, carpet);
     tp_status st = rnd_scene_parse(text, len, o->scene_path, card, carpet, scene, &err);
     free(text);
     if (st != TP_OK) return cli_fail(2, "%s", err.text);
@@ -201,16 +207,19 @@ static int get_scene(const options *o, const rnd_deck *deck, rnd_scene *scene) {
 
 static int render_one(const options *o) {
   rnd_deck *deck = NULL;
-  int rc = load_deck(o, &deck);
-  if (rc) return rc;
   rnd_scene *scene = malloc(sizeof *scene);
   marker_source ms = {0};
   rnd_renderer *r = NULL;
   tp_image img = {0};
   char *truth = NULL, *tpath = NULL, *scene_json = NULL;
   tp_error err;
+  int rc = 0;
   if (!scene) { rc = cli_fail(1, "render: out of memory"); goto done; }
-  if ((rc = get_scene(o, deck, scene))) goto done;
+  /* A scene file is checked before the demo deck is drawn (fast errors);
+   * a user's deck comes first because its deck.json sets the sizes. */
+  if (o->deck_dir && (rc = load_deck(o, &deck))) goto done;
+  if ((rc = get_scene(o, &deck, scene))) goto done;
+  if (!deck && (rc = load_deck(o, &deck))) goto done;
   truth = rnd_truth_json(scene, &err);
   if (!truth) { rc = cli_fail(2, "%s: %s", o->random ? "random scene" : o->scene_path, err.text); goto done; }
   if (rnd_renderer_create(deck, marker_bits, &ms, &r, &err) != TP_OK) { rc = cli_fail(1, "%s", err.text); goto done; }

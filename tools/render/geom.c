@@ -119,3 +119,38 @@ int rnd__stacking(const rnd_scene *scene, int *stack) {
   }
   return n;
 }
+
+static double capsule(double px, double py, double ax, double ay, double bx, double by, double r) {
+  double dx = bx - ax, dy = by - ay, len2 = dx * dx + dy * dy;
+  double t = len2 > 0 ? ((px - ax) * dx + (py - ay) * dy) / len2 : 0;
+  t = t < 0 ? 0 : t > 1 ? 1 : t;
+  double ex = px - ax - t * dx, ey = py - ay - t * dy;
+  return sqrt(ex * ex + ey * ey) - r;
+}
+
+/* A hand seen from above: palm, four fingers, thumb and a sleeved forearm
+ * that runs off in direction (ax, ay). Coordinates along the arm (l) and
+ * across it (w), in units of the palm radius r. */
+double rnd__hand_sd(double cx, double cy, double r, double ax, double ay, double x,
+                    double y, int *sleeve) {
+  double dx = x - cx, dy = y - cy;
+  double l = (dx * ax + dy * ay) / r, w = (-dx * ay + dy * ax) / r;
+  if (sleeve) *sleeve = 0;
+  /* quick reject far from the hand: a lower bound of the true distance
+   * (fingers end at l = -1.65, the thumb at |w| = 1.32), so soft shadows
+   * that look a little way out see no seam */
+  if (l < -3 || fabs(w) > 2.5) return (fmax(-3 - l, fabs(w) - 2.5) + 1.0) * r;
+  double qx = fabs(l) - 0.35, qy = fabs(w) - 0.45;
+  double ox = qx > 0 ? qx : 0, oy = qy > 0 ? qy : 0;
+  double d = sqrt(ox * ox + oy * oy) + fmin(fmax(qx, qy), 0) - 0.35; /* palm */
+  static const double off[4] = {-0.48, -0.16, 0.16, 0.47}, len[4] = {0.75, 0.95, 0.9, 0.7};
+  for (int i = 0; i < 4; i++)
+    d = fmin(d, capsule(l, w, -0.55, off[i], -0.55 - len[i], off[i] * 1.15, 0.15));
+  d = fmin(d, capsule(l, w, -0.05, 0.7, -0.55, 1.15, 0.17)); /* thumb */
+  double arm = capsule(l, w, 0.4, 0, 40, 0, 0.55);
+  if (arm < d) {
+    d = arm;
+    if (sleeve && l > 2.6) *sleeve = 1;
+  }
+  return d * r;
+}

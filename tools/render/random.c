@@ -320,13 +320,15 @@ static void make_camera(gen *G, double fw, double fh) {
   rnd_camera *cam = &G->s->camera;
   static const double tilt_lo[3] = {0, 4, 14}, tilt_hi[3] = {4, 18, 32};
   static const double k1_lo[3] = {-0.02, -0.12, -0.28}, k1_hi[3] = {0.02, 0.05, 0.1};
-  static const double roll[3] = {2, 10, 180};
+  /* people line the camera up with the table, either way round */
+  static const double roll[3] = {2, 8, 15}, flip[3] = {0.0, 0.25, 0.5};
   double tilt = rnd__uniform(&G->g, tilt_lo[G->diff], tilt_hi[G->diff]) * RND__DEG;
   double az = rnd__uniform(&G->g, 0, 2 * M_PI);
   rnd_camera_set_hfov(cam, rnd__uniform(&G->g, 62, 72));
   cam->dist[0] = rnd__uniform(&G->g, k1_lo[G->diff], k1_hi[G->diff]);
   cam->dist[1] = rnd__uniform(&G->g, -0.5, 0.5) * fabs(cam->dist[0]) * 0.5;
   cam->roll_deg = rnd__uniform(&G->g, -roll[G->diff], roll[G->diff]);
+  if (rnd__unit(&G->g) < flip[G->diff]) cam->roll_deg += 180;
   cam->look_at_mm[0] = 0.5 * fw + rnd__uniform(&G->g, -20, 20);
   cam->look_at_mm[1] = 0.5 * fh + rnd__uniform(&G->g, -20, 20);
   /* rise until all markers are in the picture */
@@ -429,8 +431,9 @@ void rnd_scene_random(uint64_t seed, rnd_difficulty difficulty, const rnd_deck *
   double pos[4][2] = {{0, 0}, {fw, 0}, {fw, fh}, {0, fh}};
   for (int i = 0; i < 4; i++)
     scene->markers[i].center_mm[0] = pos[i][0], scene->markers[i].center_mm[1] = pos[i][1];
-  scene->table.rect_mm[0] = -160, scene->table.rect_mm[1] = -130;
-  scene->table.rect_mm[2] = fw + 160, scene->table.rect_mm[3] = fh + 130;
+  /* a table that fills the picture, as a real one would */
+  scene->table.rect_mm[0] = -350, scene->table.rect_mm[1] = -260;
+  scene->table.rect_mm[2] = fw + 350, scene->table.rect_mm[3] = fh + 260;
   double margin = 0.5 * 40 + 8 + 12;
   G.field[0] = margin, G.field[1] = -10, G.field[2] = fw - margin, G.field[3] = fh + 10;
   make_table(&G);

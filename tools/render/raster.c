@@ -361,18 +361,13 @@ static inline void to_local(const robj *o, double x, double y, double t, double 
   *v = dx * c + dy * s;
 }
 
-static inline double hand_sd(const robj *o, double x, double y, double t) {
-  double dx = x - (o->cx + o->vx * t), dy = y - (o->cy + o->vy * t);
-  double palm = sqrt(dx * dx + dy * dy) - o->hw;
-  double along = dx * o->arm_dx + dy * o->arm_dy;
-  if (along < 0) along = 0;
-  double px = dx - along * o->arm_dx, py = dy - along * o->arm_dy;
-  double arm = sqrt(px * px + py * py) - 0.7 * o->hw;
-  return palm < arm ? palm : arm;
+static inline double hand_sd(const robj *o, double x, double y, double t, int *sleeve) {
+  return rnd__hand_sd(o->cx + o->vx * t, o->cy + o->vy * t, o->hw, o->arm_dx, o->arm_dy, x, y,
+                      sleeve);
 }
 
 static inline double obj_sd(const robj *o, double x, double y, double t, double *u, double *v) {
-  if (o->kind == OBJ_HAND) return hand_sd(o, x, y, t);
+  if (o->kind == OBJ_HAND) return hand_sd(o, x, y, t, NULL);
   to_local(o, x, y, t, u, v);
   return rect_sd(*u, *v, o->hw, o->hh, o->r);
 }
@@ -403,9 +398,11 @@ static void shade(const raster_ctx *c, const tile_list *tl, double x, double y, 
   int hit_rank = -1000000;
   *gloss = 0.35f;
   if (hit && hit->kind == OBJ_HAND) {
-    double sd = hand_sd(hit, x, y, t), k = fmin(1.0, -sd / hit->hw);
-    float shadeh = (float)(0.72 + 0.28 * sqrt(k));
-    rgb[0] = 0.86f * shadeh, rgb[1] = 0.63f * shadeh, rgb[2] = 0.52f * shadeh;
+    int sleeve;
+    double sd = hand_sd(hit, x, y, t, &sleeve), k = fmin(1.0, -sd / (0.35 * hit->hw));
+    float shadeh = (float)(0.62 + 0.38 * sqrt(k)); /* rounder toward the middle */
+    if (sleeve) rgb[0] = 0.16f * shadeh, rgb[1] = 0.2f * shadeh, rgb[2] = 0.32f * shadeh;
+    else rgb[0] = 0.88f * shadeh, rgb[1] = 0.64f * shadeh, rgb[2] = 0.52f * shadeh;
     hit_rank = hit->rank;
     *gloss = 0.2f;
   } else if (hit) {
@@ -469,7 +466,7 @@ static tp_status grid_build(const rnd_camera *cam, grid *g) {
 /* ---------------- tiles -------------------------------------------- */
 
 static void tile_objects(const raster_ctx *c, const grid *g, int tx0, int ty0, int tx1, int ty1,
-                         tile_list *tl, bool *any_moving, double *fp_max) {
+                         tile_list *tl, double *motion_mm, double *fp_max) {
   double bb[4] = {DBL_MAX, DBL_MAX, -DBL_MAX, -DBL_MAX};
   int i0 = tx0 / GRID, i1 = (tx1 + GRID - 1) / GRID, j0 = ty0 / GRID, j1 = (ty1 + GRID - 1) / GRID;
   for (int j = j0; j <= j1; j++)
@@ -480,7 +477,7 @@ static void tile_objects(const raster_ctx *c, const grid *g, int tx0, int ty0, i
       bb[2] = fmax(bb[2], p[0]), bb[3] = fmax(bb[3], p[1]);
     }
   tl->n = 0;
-  *any_moving = false;
+  *motion_mm = 0;
   if (bb[0] > bb[2]) return;
   double span = fmax(bb[2] - bb[0], bb[3] - bb[1]);
   *fp_max = span / TILE;
@@ -491,7 +488,10 @@ static void tile_objects(const raster_ctx *c, const grid *g, int tx0, int ty0, i
         o->bbox[3] < bb[1] - m)
       continue;
     tl->o[tl->n++] = o;
-    *any_moving |= o->moving;
+    if (o->moving) {
+      double travel = hypot(o->vx, o->vy) + fabs(o->spin) * (o->hw + o->hh);
+      if (travel > *motion_mm) *motion_mm = travel;
+    }
   }
 }
 
@@ -539,9 +539,9 @@ static void render_tile(const raster_ctx *c, const light_setup *ls, const grid *
   int tx1 = tx0 + TILE < img->width ? tx0 + TILE : img->width;
   int ty1 = ty0 + TILE < img->height ? ty0 + TILE : img->height;
   tile_list tl;
-  bool moving;
-  double fp_tile = 1;
-  tile_objects(c, g, tx0, ty0, tx1 - 1, ty1 - 1, &tl, &moving, &fp_tile);
+  double motion = 0, fp_tile = 1;
+  tile_objects(c, g, tx0, ty0, tx1 - 1, ty1 - 1, &tl, &motion, &fp_tile);
+  bool moving = motion > 0;
   for (int py = ty0; py < ty1; py++) {
     uint8_t *row = tp_image_row(img, py);
     int gj = py / GRID;
@@ -567,16 +567,28 @@ static void render_tile(const raster_ctx *c, const light_setup *ls, const grid *
       double edge;
       shade(c, &tl, x, y, 0, fp, rgb, &edge, &gloss);
       if (moving || edge < 0.75 * fp * 1.4142) {
-        /* supersample: 16 stratified points, with exposure times if moving */
+        /* supersample: 16 stratified points; over a moving object as many
+         * exposure times as the motion is long in pixels, jittered per
+         * pixel so that the blur is smooth rather than a row of ghosts */
+        int n = 16;
+        if (moving) {
+          double steps = ceil(motion / fp);
+          n = steps < 16 ? 16 : steps > 96 ? 96 : (int)steps;
+        }
         float acc[3] = {0, 0, 0}, s[3], gl;
         double e;
-        for (int k = 0; k < 16; k++) {
-          double ou = ((k & 3) + 0.5) / 4 - 0.5, ov = ((k >> 2) + 0.5) / 4 - 0.5;
-          double t = moving ? (((k * 7) % 16) + 0.5) / 16 - 0.5 : 0;
+        for (int k = 0; k < n; k++) {
+          int q = (k * 7) & 15;
+          double ou = ((q & 3) + 0.5) / 4 - 0.5, ov = ((q >> 2) + 0.5) / 4 - 0.5;
+          double t = 0;
+          if (moving) {
+            double jit = (rnd__hash2(px, py, (uint32_t)k) >> 8) * (1.0 / 16777216.0);
+            t = (k + jit) / n - 0.5;
+          }
           shade(c, &tl, x + ou * xu + ov * xv, y + ou * yu + ov * yv, t, fp, s, &e, &gl);
           acc[0] += s[0], acc[1] += s[1], acc[2] += s[2];
         }
-        rgb[0] = acc[0] / 16, rgb[1] = acc[1] / 16, rgb[2] = acc[2] / 16;
+        rgb[0] = acc[0] / n, rgb[1] = acc[1] / n, rgb[2] = acc[2] / n;
         (*edge_pixels)++;
       }
       finish_pixel(c, ls, px, py, x, y, rgb, gloss, row + 3 * px);

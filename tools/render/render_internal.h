@@ -61,6 +61,11 @@ double rnd__convex_overlap(const rnd__poly *a, const rnd__poly *b);
 /* Smallest distance between two convex polygons (0 if they overlap). */
 double rnd__poly_distance(const rnd__poly *a, const rnd__poly *b);
 
+/* Signed distance (mm) to a hand (palm centre, palm radius, unit arm
+ * direction); *sleeve set where the forearm is clothed. */
+double rnd__hand_sd(double cx, double cy, double r, double ax, double ay, double x, double y,
+                    int *sleeve);
+
 /* Stacking order of a scene, bottom to top (see rnd_truth.stack). */
 int rnd__stacking(const rnd_scene *scene, int *stack);
 

@@ -30,13 +30,8 @@ static bool in_rect(const rnd_pose *p, double w, double h, double x, double y) {
 }
 
 static bool in_hand(const rnd_hand *h, double x, double y) {
-  double dx = x - h->center_mm[0], dy = y - h->center_mm[1];
-  if (dx * dx + dy * dy <= h->radius_mm * h->radius_mm) return true;
-  double ax = cos(h->arm_deg * RND__DEG), ay = sin(h->arm_deg * RND__DEG);
-  double along = dx * ax + dy * ay;
-  if (along < 0) return false;
-  double px = dx - along * ax, py = dy - along * ay;
-  return px * px + py * py <= 0.49 * h->radius_mm * h->radius_mm;
+  return rnd__hand_sd(h->center_mm[0], h->center_mm[1], h->radius_mm, cos(h->arm_deg * RND__DEG),
+                      sin(h->arm_deg * RND__DEG), x, y, NULL) <= 0;
 }
 
 /* Share of the card's area that nothing above covers (48 x 72 samples). */
