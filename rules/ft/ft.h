@@ -195,6 +195,275 @@ tp_status ft_resolve(const ft_rules *rules, const ft_carpet_on *carpets,
                      int n_carpets, int n_cards, ft_resolution *out,
                      tp_error *err);
 
+/* ---------------------------------------------------------------------
+ * A small seedable random generator (splitmix64); the state is yours. */
+typedef struct {
+  uint64_t state;
+} ft_rng;
+
+void ft_rng_seed(ft_rng *rng, uint64_t seed);
+uint64_t ft_rng_next(ft_rng *rng);
+int ft_rng_below(ft_rng *rng, int n); /* uniform in 0..n-1, n >= 1 */
+
+/* ---------------------------------------------------------------------
+ * 4. Final scoring of one collection (stateless).
+ * counts[type] = cards the player holds at the end (palaces and spent
+ * lamps are gone by then; any palaces left are ignored). Lamps go to their
+ * best use by trying every assignment; of equal totals the first in a
+ * fixed order is reported, and a lamp that would add nothing stays unused.
+ * Adventure sets: the largest set of different kinds first, then the next from
+ * what is left. */
+typedef struct {
+  int bazaar_pairs[3]; /* spice, carpet, camel: pairs incl. wild lamps */
+  int bazaar_points;
+  int n_adventure_sets;
+  int adventure_set_sizes[16]; /* largest first, incl. wild lamps */
+  int adventure_points;
+  int treasures, treasure_points;
+  int deserts, deserts_cancelled, desert_points;
+  int lamps, lamps_for_desert, lamps_for_bazaar[3], lamps_for_adventure,
+      lamps_unused;
+  int palace_points; /* the sum of the round-end comparisons (game only) */
+  int total;
+} ft_score;
+
+void ft_score_collection(const ft_rules *rules, const int counts[FT_N_TYPES],
+                         ft_score *out);
+
+/* ---------------------------------------------------------------------
+ * 5. A whole game. Opaque; every call that is told something checks it
+ * first and on any error changes nothing (TP_ERR_INVALID, or
+ * TP_ERR_UNSUPPORTED "wrong phase", with a one-line message).
+ *
+ * Order: deal/set genies -> per round: layout -> flights (each: landings,
+ * then one reveal per contest) -> lamps (palace comparison) -> ... -> over.
+ * Players are indices into the ft_players given at create (seat order,
+ * clockwise); card ids are the caller's, unique within the game. */
+typedef enum {
+  FT_PHASE_GENIES,  /* waiting for ft_game_deal_genies / set_genies */
+  FT_PHASE_LAYOUT,  /* waiting for the layer's cards */
+  FT_PHASE_FLIGHT,  /* waiting for where the carpets landed */
+  FT_PHASE_CONTEST, /* waiting for the reveal of the next contest */
+  FT_PHASE_LAMPS,   /* round over: waiting for lamps spent as palaces */
+  FT_PHASE_OVER     /* final scores ready */
+} ft_phase;
+
+const char *ft_phase_name(ft_phase phase);
+
+typedef struct {
+  int id;
+  ft_card_type type;
+  bool has_pos; /* optional position on the table, mm */
+  double x_mm, y_mm;
+} ft_card;
+
+typedef struct {
+  int n;
+  int values[FT_MAX_GENIES];
+} ft_hand;
+
+/* Where one carpet landed: the ids of the table cards it lies on from
+ * above. Carpets not listed lie on nothing (returned). */
+typedef struct {
+  const char *colour;
+  const int *cards;
+  int n_cards;
+} ft_landing;
+
+typedef struct {
+  int card;      /* card id */
+  int n_players; /* players in seat order */
+  int players[FT_MAX_PLAYERS];
+} ft_game_contest;
+
+typedef struct {
+  int round, flight;
+  int claimed[FT_MAX_PLAYERS][FT_MAX_CARDS]; /* card ids per player */
+  int n_claimed[FT_MAX_PLAYERS];
+  int n_contests; /* to be settled, in this order */
+  ft_game_contest contests[FT_MAX_CARDS];
+  int n_returned;
+  char returned[FT_MAX_CARPETS][FT_NAME_MAX];
+  int n_unclaimed; /* same_player_carpets = void */
+  int unclaimed[FT_MAX_CARDS];
+} ft_flight_report;
+
+typedef struct {
+  int card;                     /* card id */
+  int revealed[FT_MAX_PLAYERS]; /* genie per player, 0 = not involved */
+  int winner, lowest;           /* player indices */
+  int winner_genie, lowest_genie;
+  bool swap_deferred; /* genie_swap = after_flight */
+} ft_contest_result;
+
+typedef struct {
+  int round;
+  int palaces[FT_MAX_PLAYERS]; /* palaces incl. lamps counted */
+  int lamps_spent[FT_MAX_PLAYERS];
+  int points[FT_MAX_PLAYERS];
+  int n_leftovers;
+  int leftovers[FT_MAX_CARDS]; /* card ids left on the table */
+} ft_round_report;
+
+typedef struct {
+  int n_players;
+  ft_score scores[FT_MAX_PLAYERS];
+  bool winner[FT_MAX_PLAYERS];
+  int n_winners;
+} ft_final;
+
+typedef struct ft_game ft_game;
+
+/* rules NULL = defaults. players must pass ft_players_check_game. */
+tp_status ft_game_create(const ft_rules *rules, const ft_players *players,
+                         int first_layer, ft_game **out, tp_error *err);
+void ft_game_destroy(ft_game *game);         /* NULL-safe */
+ft_game *ft_game_clone(const ft_game *game); /* NULL when out of memory */
+bool ft_game_equal(const ft_game *a, const ft_game *b);
+
+/* Deals the configured genie sets at random (the sets go to random
+ * players) / gives each player the set the caller says (hands[player];
+ * every set of the rules exactly once, in any order within a set). */
+tp_status ft_game_deal_genies(ft_game *game, ft_rng *rng,
+                              ft_hand hands_out[FT_MAX_PLAYERS], tp_error *err);
+tp_status ft_game_set_genies(ft_game *game, const ft_hand hands[FT_MAX_PLAYERS],
+                             tp_error *err);
+
+/* The layer's cards in layout order: rules->layout_cards of them (fewer
+ * only when the deck has fewer left). Ids unique in the game; types within
+ * the 52-card deck. */
+tp_status ft_game_layout(ft_game *game, const ft_card *cards, int n_cards,
+                         tp_error *err);
+
+/* One flight: every carpet of the game at most once. Uncontested cards go
+ * to their players now; contests wait for ft_game_reveal. */
+tp_status ft_game_flight(ft_game *game, const ft_landing *landings,
+                         int n_landings, ft_flight_report *out, tp_error *err);
+
+/* The next contest (false if none waits). */
+bool ft_game_next_contest(const ft_game *game, ft_game_contest *out);
+
+/* Settles the contest about card `card_id`, which must be the next one.
+ * genies[player] = the revealed genie, 0 for players not involved. */
+tp_status ft_game_reveal(ft_game *game, int card_id,
+                         const int genies[FT_MAX_PLAYERS],
+                         ft_contest_result *out, tp_error *err);
+
+/* Round end: lamps[player] = lamps spent as palaces. Palace comparison,
+ * palaces and spent lamps leave, leftovers go. */
+tp_status ft_game_round_end(ft_game *game, const int lamps[FT_MAX_PLAYERS],
+                            ft_round_report *out, tp_error *err);
+
+/* Final scores and winners (phase OVER only). */
+tp_status ft_game_final(const ft_game *game, ft_final *out, tp_error *err);
+
+ft_phase ft_game_phase(const ft_game *game);
+const ft_rules *ft_game_rules(const ft_game *game);
+const ft_players *ft_game_players(const ft_game *game);
+int ft_game_round(const ft_game *game);  /* 1-based; rounds+1 when over */
+int ft_game_rounds(const ft_game *game); /* rounds in this game */
+int ft_game_flight_number(const ft_game *game); /* 1-based in the round */
+int ft_game_layer(const ft_game *game);         /* player index */
+ft_hand ft_game_genies(const ft_game *game, int player);
+/* Counts of the cards a player holds now, per type; returns the sum. */
+int ft_game_collection(const ft_game *game, int player, int counts[FT_N_TYPES]);
+/* The cards on the table in layout order; returns how many. */
+int ft_game_table(const ft_game *game, ft_card cards[FT_MAX_CARDS]);
+/* Cards out of the game (palaces, spent lamps, leftovers) per type. */
+int ft_game_removed(const ft_game *game, int counts[FT_N_TYPES]);
+int ft_game_deck_left(const ft_game *game); /* cards not yet laid out */
+int ft_game_palace_points(const ft_game *game, int player);
+/* The throw order of the current flight: carpet colours, first first. */
+int ft_game_throw_order(const ft_game *game,
+                        const char *colours[FT_MAX_CARPETS]);
+
+/* ---------------------------------------------------------------------
+ * 6. Transcripts: the plain-text record of a game (docs/transcript.md).
+ * One complete event per line, so a live game can append line by line
+ * and a file cut off by a power failure is resumed from its last whole
+ * line:
+ *
+ *     teppich-transcript 1
+ *     players anna=red+yellow,ben=blue+green
+ *     first-layer anna                      (optional)
+ *     genies anna=8,5,4,1 ben=7,6,3,2
+ *     round 1 layer=anna                    (optional check)
+ *     layout 11=palace 12=desert@120,80 ... (id=type[@x,y mm])
+ *     flight red=11,12 blue=12 green=- yellow=-   (omitted carpet = -)
+ *     reveal 12 anna=7 ben=3                (card id, genies)
+ *     lamps anna=1 ben=0                    (at each round end)
+ *
+ * The reader replays the lines through an ft_game and hands out one event
+ * per call, with the game's reports. Reading needs no I/O: give it text. */
+typedef enum {
+  FT_EV_END,     /* no more lines */
+  FT_EV_PLAYERS, /* the players line (the game exists from now on) */
+  FT_EV_GENIES,
+  FT_EV_ROUND, /* an optional `round` line, checked */
+  FT_EV_LAYOUT,
+  FT_EV_FLIGHT,    /* .flight */
+  FT_EV_CONTEST,   /* .contest */
+  FT_EV_ROUND_END, /* .round_end (a `lamps` line) */
+  FT_EV_FINAL      /* .final, after the last round's lamps */
+} ft_event_kind;
+
+typedef struct {
+  ft_event_kind kind;
+  int line; /* 1-based line number of the event's line */
+  ft_flight_report flight;
+  ft_contest_result contest;
+  ft_round_report round_end;
+  ft_final final;
+} ft_event;
+
+enum {
+  /* A last line that has no newline and does not parse is taken as cut
+   * off (a crash while writing) and skipped instead of being an error. */
+  FT_TRANSCRIPT_ALLOW_TRUNCATED = 1
+};
+
+typedef struct ft_transcript ft_transcript;
+
+/* rules NULL = defaults. The text is copied. name is used in errors:
+ * "NAME: line N: problem". */
+tp_status ft_transcript_open(const ft_rules *rules, const char *name,
+                             const char *text, size_t len, unsigned flags,
+                             ft_transcript **out, tp_error *err);
+void ft_transcript_close(ft_transcript *t); /* NULL-safe */
+
+/* The next event (FT_EV_END at the end, again and again). On an error the
+ * message names file and line; the game stays as before that line. */
+tp_status ft_transcript_next(ft_transcript *t, ft_event *ev, tp_error *err);
+
+/* The game replayed so far (NULL before the players line). */
+const ft_game *ft_transcript_game(const ft_transcript *t);
+/* Bytes of the text up to and including the last line read completely;
+ * to resume a cut-off file, truncate it to this length, then append. */
+size_t ft_transcript_good_bytes(const ft_transcript *t);
+/* True if a cut-off last line was skipped. */
+bool ft_transcript_truncated(const ft_transcript *t);
+
+/* Writers: each formats one or more whole lines ending in '\n' into buf
+ * and returns the length needed (like snprintf; buf may be NULL when cap
+ * is 0). */
+size_t ft_transcript_write_header(char *buf, size_t cap,
+                                  const ft_players *players, int first_layer);
+size_t ft_transcript_write_genies(char *buf, size_t cap,
+                                  const ft_players *players,
+                                  const ft_hand hands[FT_MAX_PLAYERS]);
+size_t ft_transcript_write_round(char *buf, size_t cap, int round,
+                                 const char *layer);
+size_t ft_transcript_write_layout(char *buf, size_t cap, const ft_card *cards,
+                                  int n_cards);
+size_t ft_transcript_write_flight(char *buf, size_t cap,
+                                  const ft_landing *landings, int n_landings);
+size_t ft_transcript_write_reveal(char *buf, size_t cap,
+                                  const ft_players *players, int card_id,
+                                  const int genies[FT_MAX_PLAYERS]);
+size_t ft_transcript_write_lamps(char *buf, size_t cap,
+                                 const ft_players *players,
+                                 const int lamps[FT_MAX_PLAYERS]);
+
 #ifdef __cplusplus
 }
 #endif
