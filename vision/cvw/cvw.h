@@ -224,6 +224,10 @@ tp_status cvw_rgb_to_lab(const tp_image *src, tp_image *dst, tp_error *err);
  * channels): area averaging when shrinking, bilinear when enlarging. */
 tp_status cvw_resize(const tp_image *src, tp_image *dst, tp_error *err);
 
+/* In-place box filter (mean over a (2r+1)^2 window, borders replicated)
+ * of an 8-bit image (any channels). */
+tp_status cvw_box_blur(tp_image *img, int radius, tp_error *err);
+
 /* In-place box filter (mean over a (2r+1)^2 window, borders replicated) of
  * a float plane with `stride` floats per row. */
 tp_status cvw_box_blur_f32(float *data, int width, int height, int stride,

@@ -154,3 +154,14 @@ extern "C" tp_status cvw_mask_fill_holes(tp_image *mask, double max_hole_px,
     return TP_OK;
   });
 }
+
+extern "C" tp_status cvw_box_blur(tp_image *img, int radius, tp_error *err) {
+  return cvw__guard(err, "blur", [&]() -> tp_status {
+    if (!cvw__image_valid(img) || radius < 0)
+      return tp_error_set(err, TP_ERR_INVALID, "blur: bad image");
+    cv::Mat m = cvw__mat_view(img);
+    cv::blur(m, m, cv::Size(2 * radius + 1, 2 * radius + 1), cv::Point(-1, -1),
+             cv::BORDER_REPLICATE);
+    return TP_OK;
+  });
+}

@@ -144,6 +144,7 @@ static void table_free(vis__table *t) {
   tp_image_free(&t->rgb);
   tp_image_free(&t->lab);
   tp_image_free(&t->object);
+  tp_image_free(&t->smooth);
 }
 
 /* The rectified table covers the markers' box and a margin around it. */
@@ -171,13 +172,17 @@ static tp_status rectify(const vis_analyzer *an, const tp_image *rgb,
   t->x0_mm = x0;
   t->y0_mm = y0;
   if (tp_image_alloc(&t->rgb, w, h, 3) || tp_image_alloc(&t->lab, w, h, 3) ||
-      tp_image_alloc(&t->object, w, h, 1))
+      tp_image_alloc(&t->object, w, h, 1) || tp_image_alloc(&t->smooth, w, h, 3))
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the table image");
   const double S[9] = {1 / s, 0, x0, 0, 1 / s, y0, 0, 0, 1};
   double M[9];
   vis__mat3_mul(Hinv, S, M);
   tp_status st = cvw_warp_homography(rgb, M, &t->rgb, err);
   if (!st) st = cvw_rgb_to_lab(&t->rgb, &t->lab, err);
+  if (!st) {
+    for (int y = 0; y < h; y++) memcpy(tp_image_row(&t->smooth, y), tp_image_row(&t->lab, y), (size_t)w * 3);
+    st = cvw_box_blur(&t->smooth, (int)lround(s), err);
+  }
   return st;
 }
 
@@ -321,6 +326,27 @@ static void debug_dump(const vis_analyzer *an, const vis__table *t,
   cvw_image_write(path, &t->rgb, 0, NULL);
   snprintf(path, sizeof path, "%s/object.png", an->s.debug_dir);
   cvw_image_write(path, &t->object, 0, NULL);
+  tp_image img = {0};
+  if (!tp_image_alloc(&img, t->rgb.width, t->rgb.height, 3)) {
+    for (int y = 0; y < img.height; y++)
+      memcpy(tp_image_row(&img, y), tp_image_row(&t->rgb, y), (size_t)img.width * 3);
+    for (int i = 0; i < n_hyps; i++) {
+      vis_pt c[4];
+      vis_rect_corners(&hyps[i], c);
+      for (int k = 0; k < 4; k++)
+        for (double u = 0; u <= 1; u += 0.002) {
+          int x = (int)(c[k].x + u * (c[(k + 1) % 4].x - c[k].x));
+          int y = (int)(c[k].y + u * (c[(k + 1) % 4].y - c[k].y));
+          if (x >= 0 && y >= 0 && x < img.width && y < img.height) {
+            uint8_t *p = tp_image_row(&img, y) + 3 * x;
+            p[0] = 255, p[1] = (uint8_t)(37 * i), p[2] = 0;
+          }
+        }
+    }
+    snprintf(path, sizeof path, "%s/hyps.png", an->s.debug_dir);
+    cvw_image_write(path, &img, 0, NULL);
+    tp_image_free(&img);
+  }
   snprintf(path, sizeof path, "%s/hyps.txt", an->s.debug_dir);
   FILE *f = fopen(path, "w");
   if (!f) return;
@@ -383,7 +409,7 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
   if (!st && an->s.debug_dir) debug_dump(an, &t, hyps, n_hyps);
   res->profile.detect_ms = now_ms() - t1;
   t1 = now_ms();
-  vis__match_params mp = {.tau = 22, .min_ratio = 0.6, .step = 2};
+  vis__match_params mp = {.tau = 35, .min_ratio = 0.6, .step = 2};
   double card_samples = an->deck->card_mm[0] * an->deck->card_mm[1] / (mp.step * mp.step);
   mp.min_explained = (int)(an->s.card_min_visible * card_samples);
   if (!st) st = vis__match(&t, an->tpl, an->n_tpl, hyps, n_hyps, &mp, &obj, &n_obj, err);

@@ -130,7 +130,7 @@ static void corner_hypotheses(const vis__table *t, const seg *si,
         !seg_fits(sj, px, py, d2x, d2y, l2, tol))
       continue;
     vis_rect r = rect_from_corner(px, py, d1x, d1y, l1, d2x, d2y, l2);
-    if (!is_duplicate(out, &r) && vis__object_fraction(t, &r) > 0.85)
+    if (!is_duplicate(out, &r) && vis__object_fraction(t, &r) > 0.35)
       push_rect(out, &r);
   }
 }

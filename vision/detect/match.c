@@ -37,6 +37,9 @@ tp_status vis__template_build(const tp_image *face, double w_mm, double h_mm,
   }
   st = cvw_resize(face, &small, err);
   if (!st) st = cvw_rgb_to_lab(&small, &lab, err);
+  /* the same smoothing as the table's (vis__table.smooth): a pose off by
+   * a millimetre still matches */
+  if (!st) st = cvw_box_blur(&lab, 1, err);
   if (st) goto done;
   out->lab = malloc(sizeof(float) * 3 * (size_t)out->w * (size_t)out->h);
   if (!out->lab) {
@@ -67,8 +70,8 @@ static bool sample_lab(const vis__table *t, double x, double y, float out[3]) {
     return false;
   int ix = (int)x, iy = (int)y;
   double fx = x - ix, fy = y - iy;
-  const uint8_t *r0 = tp_image_row(&t->lab, iy) + 3 * ix;
-  const uint8_t *r1 = tp_image_row(&t->lab, iy + 1) + 3 * ix;
+  const uint8_t *r0 = tp_image_row(&t->smooth, iy) + 3 * ix;
+  const uint8_t *r1 = tp_image_row(&t->smooth, iy + 1) + 3 * ix;
   const uint8_t *c = tp_image_row(&t->rgb, iy) + 3 * ix;
   if (!(c[0] | c[1] | c[2])) return false;
   for (int k = 0; k < 3; k++)
@@ -87,6 +90,8 @@ static void face_axes(const vis_rect *r, double s, bool flipped, double *ax,
   *ay = -sg * s * cos(a);
 }
 
+enum { HYP_CANDS = 4 };
+
 /* One hypothesis, sampled. */
 typedef struct {
   vis_rect r;
@@ -97,6 +102,10 @@ typedef struct {
   float *lab;     /* 3 per sample */
   bool alive;
   vis__object best;
+  int n_cand; /* the faces worth a full comparison */
+  int cand_face[HYP_CANDS];
+  bool cand_flip[HYP_CANDS];
+  int cand_expl[HYP_CANDS];
 } hyp;
 
 static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
@@ -186,12 +195,13 @@ typedef struct {
   uint8_t *use, *expl;  /* scratch, one per sample */
 } match_ctx;
 
-/* Scores one face in one orientation on the samples not claimed yet. */
+/* Scores one face in one orientation on the samples not claimed yet.
+ * coarse: every 4th sample and a single fit (for ranking faces). */
 static void score_face(const match_ctx *m, const hyp *h, int f, bool flipped,
-                       vis__object *o) {
+                       bool coarse, vis__object *o) {
   int valid = 0;
   for (int k = 0; k < h->n; k++) {
-    m->use[k] = h->pix[k] >= 0 && m->claim[h->pix[k]] < 0;
+    m->use[k] = h->pix[k] >= 0 && m->claim[h->pix[k]] < 0 && (!coarse || k % 4 == 0);
     valid += m->use[k];
   }
   memset(o, 0, sizeof *o);
@@ -199,13 +209,14 @@ static void score_face(const match_ctx *m, const hyp *h, int f, bool flipped,
   o->face = f;
   o->flipped = flipped;
   o->valid = valid;
-  o->total = h->n;
+  o->total = coarse ? (h->n + 3) / 4 : h->n;
+  o->second_face = -1;
   if (valid < 8) return;
   const float *tpl = m->tpl[f].lab;
   int n1 = fit_and_count(h, tpl, flipped, m->use, valid, m->mp->tau, o->gain,
                          o->offset, m->expl);
   /* refit on the explained samples only: what lies on top is an outlier */
-  if (n1 >= 8) {
+  if (!coarse && n1 >= 8) {
     for (int k = 0; k < h->n; k++) m->expl[k] = m->expl[k] && m->use[k];
     int n_ok = 0;
     for (int k = 0; k < h->n; k++) n_ok += m->expl[k];
@@ -219,27 +230,53 @@ static void score_face(const match_ctx *m, const hyp *h, int f, bool flipped,
   o->score = (double)count / valid;
 }
 
-/* Best face (and the runner-up of the same kind) for a hypothesis. */
+/* Ranks every face of the hypothesis's size coarsely and keeps the best
+ * few (face, turn) pairs as its candidates. */
+static void rank_faces(const match_ctx *m, hyp *h) {
+  h->n_cand = 0;
+  for (int f = 0; f < m->n_tpl; f++) {
+    const vis__template *tp = &m->tpl[f];
+    if (tp->w != h->tw || tp->h != h->th) continue;
+    for (int fl = 0; fl < 2; fl++) {
+      vis__object o;
+      score_face(m, h, f, fl, true, &o);
+      int pos = h->n_cand < HYP_CANDS ? h->n_cand++ : HYP_CANDS;
+      while (pos > 0 && h->cand_expl[pos - 1] < o.explained) {
+        if (pos < HYP_CANDS) {
+          h->cand_face[pos] = h->cand_face[pos - 1];
+          h->cand_flip[pos] = h->cand_flip[pos - 1];
+          h->cand_expl[pos] = h->cand_expl[pos - 1];
+        }
+        pos--;
+      }
+      if (pos < HYP_CANDS) {
+        h->cand_face[pos] = f;
+        h->cand_flip[pos] = (bool)fl;
+        h->cand_expl[pos] = o.explained;
+      }
+    }
+  }
+}
+
+/* Best candidate face (and the runner-up of another kind/index). */
 static void score_hyp(const match_ctx *m, hyp *h) {
   vis__object best = {0};
   best.face = -1;
   int second = 0, second_face = -1;
-  for (int f = 0; f < m->n_tpl; f++) {
-    const vis__template *tp = &m->tpl[f];
-    if (m->used[f] || tp->w != h->tw || tp->h != h->th) continue;
-    for (int fl = 0; fl < 2; fl++) {
-      vis__object o;
-      score_face(m, h, f, fl, &o);
-      if (best.face < 0 || o.explained > best.explained) {
-        if (best.face >= 0 && m->tpl[best.face].index != tp->index) {
-          second = best.explained;
-          second_face = best.face;
-        }
-        best = o;
-      } else if (o.explained > second && m->tpl[best.face].index != tp->index) {
-        second = o.explained;
-        second_face = f;
+  for (int c = 0; c < h->n_cand; c++) {
+    int f = h->cand_face[c];
+    if (m->used[f]) continue;
+    vis__object o;
+    score_face(m, h, f, h->cand_flip[c], false, &o);
+    if (best.face < 0 || o.explained > best.explained) {
+      if (best.face >= 0 && m->tpl[best.face].index != m->tpl[f].index) {
+        second = best.explained;
+        second_face = best.face;
       }
+      best = o;
+    } else if (o.explained > second && m->tpl[best.face].index != m->tpl[f].index) {
+      second = o.explained;
+      second_face = f;
     }
   }
   best.second_face = second_face;
@@ -378,7 +415,10 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
       st = tp_error_set(err, TP_ERR_NOMEM, "out of memory while matching faces");
       goto done;
     }
-    if (H[i].alive) score_hyp(&m, &H[i]);
+    if (H[i].alive) {
+      rank_faces(&m, &H[i]);
+      score_hyp(&m, &H[i]);
+    }
   }
   int n = 0;
   while (n < 64) {

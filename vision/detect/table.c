@@ -54,7 +54,7 @@ tp_status vis__table_from_markers(const double (*corners)[4][2], int n,
   for (int k = 0; k < n; k++) memcpy(img[4 * k], corners[k], sizeof corners[k]);
   square_corners((vis_pt){0, 0}, 0, side_mm, (double(*)[2])mm);
   tp_status st = cvw_homography_fit((const double(*)[2])img, (const double(*)[2])mm, 4, H, err);
-  for (int round = 0; !st && round < 4; round++) {
+  for (int round = 0; !st && round < 200; round++) {
     for (int k = 0; k < n; k++) {
       vis_pt p[4], c = {0, 0};
       for (int i = 0; i < 4; i++) {

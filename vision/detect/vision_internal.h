@@ -36,6 +36,7 @@ static inline int vis__bin(const uint8_t *lab) {
  * table mm, and an object mask (255: a card or carpet, 0: table). */
 typedef struct {
   tp_image rgb, lab, object;
+  tp_image smooth; /* lab blurred to the matching scale (about 1 mm) */
   double px_per_mm;
   double x0_mm, y0_mm; /* table mm of pixel (0,0) */
 } vis__table;
