@@ -11,9 +11,6 @@
 #include <time.h>
 
 #include "cvw.h"
-#ifdef AN_HAVE_RENDER
-#include "render.h"
-#endif
 
 struct an_session {
   vis_deck *deck;
@@ -31,7 +28,6 @@ static double now_ms(void) {
 
 const vis_deck *an_session_deck(const an_session *s) { return s->deck; }
 
-#ifdef AN_HAVE_RENDER
 /* The built-in demo deck comes from the renderer (its procedural art). */
 static tp_status demo_deck(vis_deck **out, tp_error *err) {
   rnd_deck *rd = NULL;
@@ -61,13 +57,6 @@ static tp_status demo_deck(vis_deck **out, tp_error *err) {
   }
   return st;
 }
-#else
-static tp_status demo_deck(vis_deck **out, tp_error *err) {
-  *out = NULL;
-  return tp_error_set(err, TP_ERR_UNSUPPORTED,
-                      "this build has no demo deck: give --deck DIR");
-}
-#endif
 
 void an_session_destroy(an_session *s) {
   if (!s) return;

@@ -50,4 +50,30 @@ char *an_report_summary(const an_session *s, const an_report *r);
 tp_status an_annotate(const an_session *s, const an_report *r,
                       const char *path, tp_error *err);
 
+
+/* ---- rendered scenes for eval and bench (scenes.c) ---- */
+#include "render.h"
+
+/* A renderer of the demo deck with marker bits from vision/cvw. */
+typedef struct an_scenes an_scenes;
+tp_status an_scenes_create(an_scenes **out, tp_error *err);
+void an_scenes_destroy(an_scenes *s); /* NULL-safe */
+/* Renders a scene into *img (allocated; free with tp_image_free). */
+tp_status an_scenes_render(an_scenes *s, const rnd_scene *scene, tp_image *img,
+                           tp_error *err);
+
+/* How one analysis compares with the truth of its scene. */
+typedef struct {
+  int truth_cards, found_cards, matched_cards, right_types;
+  int truth_carpets, found_carpets, matched_carpets;
+  int stack_decisions, stack_right; /* carpet/card overlaps: on top or not */
+  double pos_err_sum, pos_err_max;  /* mm, matched cards and carpets */
+  int pos_n;
+  int uncertain; /* cards and carpets marked uncertain */
+  bool exact;    /* everything right */
+  char first_error[160];
+} an_score;
+
+void an_score_scene(const rnd_scene *scene, const an_report *r, an_score *out);
+
 #endif

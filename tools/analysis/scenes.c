@@ -1,0 +1,176 @@
+/* scenes: rendered random scenes and how an analysis compares with their
+ * truth (for `teppich eval` and `teppich bench`). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "cvw.h"
+
+struct an_scenes {
+  rnd_deck *deck;
+  rnd_renderer *renderer;
+  cvw_dict *dict;
+  char dict_name[RND_NAME_LEN];
+};
+
+static tp_status marker_bits(void *user, const char *dictionary, int id, uint8_t *bits,
+                             int *cells, tp_error *err) {
+  an_scenes *s = user;
+  if (!s->dict || strcmp(s->dict_name, dictionary)) {
+    cvw_dict_destroy(s->dict);
+    s->dict = NULL;
+    tp_status st = cvw_dict_create(dictionary, &s->dict, err);
+    if (st) return st;
+    snprintf(s->dict_name, sizeof s->dict_name, "%s", dictionary);
+  }
+  int n = cvw_dict_marker_bits(s->dict) + 2;
+  if (n > 16 || id < 0 || id >= cvw_dict_marker_count(s->dict))
+    return tp_error_set(err, TP_ERR_INVALID, "marker %d of %s cannot be drawn", id, dictionary);
+  tp_image img;
+  if (tp_image_alloc(&img, n, n, 1)) return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+  tp_status st = cvw_marker_draw(s->dict, id, &img, err);
+  for (int y = 0; !st && y < n; y++)
+    for (int x = 0; x < n; x++) bits[y * n + x] = tp_image_row(&img, y)[x] > 127;
+  tp_image_free(&img);
+  *cells = n;
+  return st;
+}
+
+tp_status an_scenes_create(an_scenes **out, tp_error *err) {
+  *out = calloc(1, sizeof **out);
+  if (!*out) return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+  tp_status st = rnd_deck_create_demo(&(*out)->deck, err);
+  if (!st) st = rnd_renderer_create((*out)->deck, marker_bits, *out, &(*out)->renderer, err);
+  if (st) {
+    an_scenes_destroy(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
+void an_scenes_destroy(an_scenes *s) {
+  if (!s) return;
+  rnd_renderer_destroy(s->renderer);
+  rnd_deck_destroy(s->deck);
+  cvw_dict_destroy(s->dict);
+  free(s);
+}
+
+tp_status an_scenes_render(an_scenes *s, const rnd_scene *scene, tp_image *img,
+                           tp_error *err) {
+  if (tp_image_alloc(img, scene->camera.width, scene->camera.height, 3))
+    return tp_error_set(err, TP_ERR_NOMEM, "out of memory for a rendered scene");
+  tp_status st = rnd_render(s->renderer, scene, img, NULL, err);
+  if (st) tp_image_free(img);
+  return st;
+}
+
+/* ------------------------------------------------------------ score */
+
+static vis_pt centre(const double c[4][2]) {
+  vis_pt p = {0, 0};
+  for (int i = 0; i < 4; i++) p.x += c[i][0] / 4, p.y += c[i][1] / 4;
+  return p;
+}
+
+static double dist(vis_pt a, vis_pt b) { return hypot(a.x - b.x, a.y - b.y); }
+
+static void note(an_score *s, const char *what) {
+  if (!s->first_error[0]) snprintf(s->first_error, sizeof s->first_error, "%s", what);
+  s->exact = false;
+}
+
+static void add_err(an_score *s, double e) {
+  s->pos_err_sum += e;
+  s->pos_err_max = fmax(s->pos_err_max, e);
+  s->pos_n++;
+}
+
+/* Truth card i -> our card index (nearest centre within 15 mm), or -1. */
+static void match_cards(const rnd_scene *scene, const rnd_truth *t, const vis_result *v,
+                        int *ours_of, an_score *s) {
+  bool *taken = calloc((size_t)v->n_cards + 1, 1);
+  for (int i = 0; i < scene->n_cards; i++) {
+    vis_pt tc = centre(t->cards[i].corners_mm);
+    int best = -1;
+    for (int k = 0; k < v->n_cards; k++)
+      if (!(taken && taken[k]) && dist(tc, v->cards[k].rect.center) < 15 &&
+          (best < 0 || dist(tc, v->cards[k].rect.center) < dist(tc, v->cards[best].rect.center)))
+        best = k;
+    ours_of[i] = best;
+    if (best < 0) {
+      char m[160];
+      snprintf(m, sizeof m, "missed card %d (%s, %.0f%% visible)", i, scene->cards[i].type,
+               100 * t->cards[i].visible_fraction);
+      note(s, m);
+      continue;
+    }
+    if (taken) taken[best] = true;
+    s->matched_cards++;
+    add_err(s, dist(tc, v->cards[best].rect.center));
+    if (v->cards[best].type >= 0 && !strcmp(vis_type_name(v->cards[best].type), scene->cards[i].type)) {
+      s->right_types++;
+    } else {
+      char m[160];
+      snprintf(m, sizeof m, "card %d %s seen as %s", i, scene->cards[i].type,
+               v->cards[best].type >= 0 ? vis_type_name(v->cards[best].type) : "unknown");
+      note(s, m);
+    }
+  }
+  free(taken);
+}
+
+static bool in_list(const int *l, int n, int x) {
+  for (int i = 0; i < n; i++)
+    if (l[i] == x) return true;
+  return false;
+}
+
+void an_score_scene(const rnd_scene *scene, const an_report *r, an_score *s) {
+  memset(s, 0, sizeof *s);
+  s->exact = true;
+  rnd_truth t;
+  rnd_truth_compute(scene, &t);
+  const vis_result *v = &r->vis;
+  s->truth_cards = scene->n_cards;
+  s->found_cards = v->n_cards;
+  s->truth_carpets = scene->n_carpets;
+  s->found_carpets = v->n_carpets;
+  for (int k = 0; k < v->n_cards; k++) s->uncertain += v->cards[k].uncertain;
+  for (int k = 0; k < v->n_carpets; k++) s->uncertain += v->carpets[k].uncertain;
+  int ours_of[RND_MAX_CARDS];
+  match_cards(scene, &t, v, ours_of, s);
+  if (s->matched_cards < v->n_cards) note(s, "a card where there is none");
+  for (int j = 0; j < scene->n_carpets; j++) {
+    const vis_carpet *c = NULL;
+    for (int k = 0; k < v->n_carpets; k++)
+      if (!strcmp(v->carpets[k].colour, scene->carpets[j].colour)) c = &v->carpets[k];
+    vis_pt tc = centre(t.carpets[j].corners_mm);
+    if (!c || dist(tc, c->rect.center) > 20) {
+      char m[160];
+      snprintf(m, sizeof m, "missed the %s carpet", scene->carpets[j].colour);
+      note(s, m);
+      continue;
+    }
+    s->matched_carpets++;
+    add_err(s, dist(tc, c->rect.center));
+    for (int i = 0; i < scene->n_cards; i++) {
+      bool truth_on = in_list(t.carpets[j].on_cards, t.carpets[j].n_on, i);
+      bool ours_on = ours_of[i] >= 0 && in_list(c->on_cards, c->n_on_cards, ours_of[i]);
+      bool under = ours_of[i] >= 0 && in_list(c->under_cards, c->n_under_cards, ours_of[i]);
+      if (!truth_on && !ours_on && !under) continue;
+      s->stack_decisions++;
+      if (truth_on == ours_on) {
+        s->stack_right++;
+      } else {
+        char m[160];
+        snprintf(m, sizeof m, "the %s carpet %s card %d (%s)", scene->carpets[j].colour,
+                 truth_on ? "lies on, not beside/under," : "does not lie on", i,
+                 scene->cards[i].type);
+        note(s, m);
+      }
+    }
+  }
+  if (s->matched_carpets < v->n_carpets) note(s, "a carpet where there is none");
+}

@@ -1,0 +1,179 @@
+/* teppich eval: accuracy of `teppich analyze` on rendered scenes whose
+ * truth is known, per difficulty, on seeds that were never used to tune. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analysis.h"
+#include "cli.h"
+#include "cvw.h"
+
+static const char usage[] =
+    "usage: teppich eval [--count N] [--seed FIRST] [--difficulty easy|normal|hard|all]\n"
+    "                    [--failures DIR] [--verbose]\n"
+    "\n"
+    "Renders N random scenes per difficulty (seeds FIRST, FIRST+1, ...; default\n"
+    "100000, a range never used for tuning), runs the same code as `teppich\n"
+    "analyze` on each (after a JPEG round trip at the scene's quality) and\n"
+    "compares with the truth: scenes exactly right, card recall and precision,\n"
+    "type accuracy, carpet recall, on-top decisions, position error in mm.\n"
+    "--failures DIR writes each failed scene's annotated picture and scene\n"
+    "JSON there (re-render with `teppich render SCENE.json`).\n";
+
+typedef struct {
+  int scenes, exact, errors;
+  an_score sum;
+  double err_max;
+  double ms;
+} tally;
+
+static void add(tally *t, const an_score *s, double ms) {
+  t->scenes++;
+  t->exact += s->exact;
+  t->sum.truth_cards += s->truth_cards;
+  t->sum.found_cards += s->found_cards;
+  t->sum.matched_cards += s->matched_cards;
+  t->sum.right_types += s->right_types;
+  t->sum.truth_carpets += s->truth_carpets;
+  t->sum.matched_carpets += s->matched_carpets;
+  t->sum.stack_decisions += s->stack_decisions;
+  t->sum.stack_right += s->stack_right;
+  t->sum.pos_err_sum += s->pos_err_sum;
+  t->sum.pos_n += s->pos_n;
+  t->sum.uncertain += s->uncertain;
+  t->err_max = fmax(t->err_max, s->pos_err_max);
+  t->ms += ms;
+}
+
+static double pct(int a, int b) { return b ? 100.0 * a / b : 100.0; }
+
+static void print_tally(const char *name, const tally *t) {
+  const an_score *s = &t->sum;
+  printf("%-7s %3d scenes  exact %5.1f%%  cards recall %5.1f%% precision %5.1f%%  "
+         "types %5.1f%%  carpets %5.1f%%  on-top %5.1f%% (%d)  pos err mean %.2f max %.2f mm  "
+         "uncertain %d  errors %d  %.0f ms/scene\n",
+         name, t->scenes, pct(t->exact, t->scenes), pct(s->matched_cards, s->truth_cards),
+         pct(s->matched_cards, s->found_cards), pct(s->right_types, s->matched_cards),
+         pct(s->matched_carpets, s->truth_carpets), pct(s->stack_right, s->stack_decisions),
+         s->stack_decisions, s->pos_n ? s->pos_err_sum / s->pos_n : 0, t->err_max,
+         s->uncertain, t->errors, t->scenes ? t->ms / t->scenes : 0);
+}
+
+/* The photo as the camera path sees it: through JPEG at the scene's quality. */
+static tp_status jpeg_round_trip(const rnd_scene *scene, tp_image *img, tp_error *err) {
+  uint8_t *jpg = NULL;
+  size_t len = 0;
+  int q = scene->look.jpeg_quality > 0 ? scene->look.jpeg_quality : 90;
+  tp_status st = cvw_image_encode(img, ".jpg", q, &jpg, &len, err);
+  tp_image dec = {0};
+  if (!st) st = cvw_image_decode(jpg, len, 3, "scene", &dec, err);
+  free(jpg);
+  if (!st) {
+    tp_image_free(img);
+    *img = dec;
+  }
+  return st;
+}
+
+static void save_failure(const char *dir, const char *level, unsigned long seed,
+                         const rnd_scene *scene, an_session *s, const an_report *rep) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s-%lu.png", dir, level, seed);
+  tp_error err;
+  an_annotate(s, rep, path, &err);
+  snprintf(path, sizeof path, "%s/%s-%lu.json", dir, level, seed);
+  char *json = rnd_scene_to_json(scene);
+  if (json) tp_write_file_atomic(path, json, strlen(json), &err);
+  free(json);
+}
+
+static int run_level(an_session *s, an_scenes *sc, rnd_difficulty level, const char *name,
+                     unsigned long first, int count, const char *failures, bool verbose) {
+  tally t = {0};
+  for (int i = 0; i < count; i++) {
+    unsigned long seed = first + (unsigned long)i;
+    rnd_scene scene;
+    rnd_scene_random(seed, level, NULL, &scene);
+    tp_image img = {0};
+    tp_error err;
+    an_report rep;
+    memset(&rep, 0, sizeof rep);
+    tp_status st = an_scenes_render(sc, &scene, &img, &err);
+    if (!st) st = jpeg_round_trip(&scene, &img, &err);
+    if (!st) st = an_run_image(s, &img, &rep, &err);
+    tp_image_free(&img);
+    an_score score;
+    if (st) {
+      memset(&score, 0, sizeof score);
+      score.truth_cards = scene.n_cards;
+      score.truth_carpets = scene.n_carpets;
+      snprintf(score.first_error, sizeof score.first_error, "%.150s", err.text);
+      t.errors++;
+    } else {
+      an_score_scene(&scene, &rep, &score);
+    }
+    add(&t, &score, rep.vis.profile.total_ms);
+    if (!score.exact && verbose) printf("  %s seed %lu: %s\n", name, seed, score.first_error);
+    if (!score.exact && failures && !st) save_failure(failures, name, seed, &scene, s, &rep);
+    an_report_free(&rep);
+  }
+  print_tally(name, &t);
+  fflush(stdout);
+  return 0;
+}
+
+static int run(int argc, char **argv) {
+  if (cli_wants_help(argc, argv)) {
+    fputs(usage, stdout);
+    return 0;
+  }
+  long count = 20, first = 100000;
+  const char *level = "all", *failures = NULL;
+  bool verbose = false;
+  for (int i = 1; i < argc; i++) {
+    bool v = i + 1 < argc;
+    if (!strcmp(argv[i], "--count") && v) {
+      if (!cli_parse_long(argv[++i], 1, 100000, &count))
+        return cli_fail(2, "eval: --count wants 1..100000, not '%s'", argv[i]);
+    } else if (!strcmp(argv[i], "--seed") && v) {
+      if (!cli_parse_long(argv[++i], 0, 1L << 40, &first))
+        return cli_fail(2, "eval: --seed wants a number, not '%s'", argv[i]);
+    } else if (!strcmp(argv[i], "--difficulty") && v) {
+      level = argv[++i];
+    } else if (!strcmp(argv[i], "--failures") && v) {
+      failures = argv[++i];
+    } else if (!strcmp(argv[i], "--verbose")) {
+      verbose = true;
+    } else {
+      return cli_fail(2, "eval: unknown or incomplete option '%s' (see teppich eval --help)", argv[i]);
+    }
+  }
+  static const char *names[3] = {"easy", "normal", "hard"};
+  bool want[3] = {false, false, false};
+  for (int k = 0; k < 3; k++) want[k] = !strcmp(level, "all") || !strcmp(level, names[k]);
+  if (!want[0] && !want[1] && !want[2])
+    return cli_fail(2, "eval: --difficulty must be easy, normal, hard or all, not '%s'", level);
+  if (failures) mkdir(failures, 0777);
+  tp_error err;
+  an_options o = {0};
+  an_session *s = NULL;
+  an_scenes *sc = NULL;
+  tp_status st = an_session_create(&o, &s, &err);
+  if (!st) st = an_scenes_create(&sc, &err);
+  if (st) {
+    an_session_destroy(s);
+    return cli_fail(1, "eval: %s", err.text);
+  }
+  printf("held-out seeds %ld..%ld per difficulty\n", first, first + count - 1);
+  for (int k = 0; k < 3; k++)
+    if (want[k])
+      run_level(s, sc, (rnd_difficulty)k, names[k], (unsigned long)first, (int)count, failures,
+                verbose);
+  an_scenes_destroy(sc);
+  an_session_destroy(s);
+  return 0;
+}
+
+const cli_command cli_command_eval = {
+    "eval", "measure analyze's accuracy on rendered scenes with known truth", run};
