@@ -417,8 +417,9 @@ typedef struct {
 } ft_event;
 
 enum {
-  /* A last line that has no newline and does not parse is taken as cut
-   * off (a crash while writing) and skipped instead of being an error. */
+  /* For resuming: a last line without its newline is taken as cut off
+   * (a crash while writing) and skipped, whatever it says; without this
+   * flag it is read like any line (hand-written files). */
   FT_TRANSCRIPT_ALLOW_TRUNCATED = 1
 };
 
@@ -463,6 +464,23 @@ size_t ft_transcript_write_reveal(char *buf, size_t cap,
 size_t ft_transcript_write_lamps(char *buf, size_t cap,
                                  const ft_players *players,
                                  const int lamps[FT_MAX_PLAYERS]);
+
+/* Answers of spec section 6 (`watch --answers FILE`, the terminal, the web
+ * page), one line each:
+ *     genies anna=8,1 ben=7,2 cleo=6,3 dirk=5,4
+ *     reveal anna=7 ben=3
+ *     lamps anna=1 ben=0 cleo=0 dirk=0
+ * The line must start with the word; names must be players (genies: each
+ * once; reveal/lamps: players left out get 0). Only the syntax is checked
+ * here (message without a line number: the caller adds it); the game
+ * checks the values: ft_game_set_genies, ft_game_reveal (the card is
+ * ft_game_next_contest's), ft_game_round_end. */
+tp_status ft_answer_genies(const ft_players *players, const char *line,
+                           ft_hand hands[FT_MAX_PLAYERS], tp_error *err);
+tp_status ft_answer_reveal(const ft_players *players, const char *line,
+                           int genies[FT_MAX_PLAYERS], tp_error *err);
+tp_status ft_answer_lamps(const ft_players *players, const char *line,
+                          int lamps[FT_MAX_PLAYERS], tp_error *err);
 
 #ifdef __cplusplus
 }

@@ -131,9 +131,9 @@ static tp_status need_game(const ft_transcript *t, const char *what,
   return TP_OK;
 }
 
-static int player_by_name(const ft_transcript *t, const char *name,
+static int player_by_name(const ft_players *players, const char *name,
                           tp_error *err) {
-  int p = ft_players_by_name(&t->players, name);
+  int p = ft_players_by_name(players, name);
   if (p < 0) bad(err, "unknown player '%.40s'", name);
   return p;
 }
@@ -160,7 +160,7 @@ static tp_status on_first_layer(ft_transcript *t, tokens *tk, tp_error *err) {
   if (tk->n != 2) return bad(err, "write 'first-layer NAME'");
   if (ft_game_phase(t->game) != FT_PHASE_GENIES)
     return bad(err, "'first-layer' must come before the genies");
-  int p = player_by_name(t, tk->tok[1], err);
+  int p = player_by_name(&t->players, tk->tok[1], err);
   if (p < 0) return TP_ERR_FORMAT;
   ft_game *g;
   st = ft_game_create(&t->rules, &t->players, p, &g, err);
@@ -170,18 +170,16 @@ static tp_status on_first_layer(ft_transcript *t, tokens *tk, tp_error *err) {
   return TP_OK;
 }
 
-static tp_status on_genies(ft_transcript *t, tokens *tk, ft_event *ev,
-                           tp_error *err) {
-  tp_status st = need_game(t, "genies", err);
-  if (st != TP_OK) return st;
-  ft_hand hands[FT_MAX_PLAYERS];
+/* NAME=G,G... for every player exactly once, from token `first` on. */
+static tp_status parse_genies(const ft_players *players, tokens *tk, int first,
+                              ft_hand hands[FT_MAX_PLAYERS], tp_error *err) {
   bool given[FT_MAX_PLAYERS] = {false};
-  memset(hands, 0, sizeof hands);
-  for (int i = 1; i < tk->n; i++) {
+  memset(hands, 0, FT_MAX_PLAYERS * sizeof hands[0]);
+  for (int i = first; i < tk->n; i++) {
     char *name, *list;
     if (!split_eq(tk->tok[i], &name, &list))
       return bad(err, "'%.40s' is not NAME=GENIE,GENIE", tk->tok[i]);
-    int p = player_by_name(t, name, err);
+    int p = player_by_name(players, name, err);
     if (p < 0) return TP_ERR_FORMAT;
     if (given[p]) return bad(err, "genies of %s given twice", name);
     given[p] = true;
@@ -190,9 +188,19 @@ static tp_status on_genies(ft_transcript *t, tokens *tk, ft_event *ev,
       return bad(err, "genies of %s: '%.40s' is not a list of genies", name,
                  list);
   }
-  for (int p = 0; p < t->players.n_players; p++)
+  for (int p = 0; p < players->n_players; p++)
     if (!given[p])
-      return bad(err, "genies of %s missing", t->players.players[p].name);
+      return bad(err, "genies of %s missing", players->players[p].name);
+  return TP_OK;
+}
+
+static tp_status on_genies(ft_transcript *t, tokens *tk, ft_event *ev,
+                           tp_error *err) {
+  tp_status st = need_game(t, "genies", err);
+  if (st != TP_OK) return st;
+  ft_hand hands[FT_MAX_PLAYERS];
+  st = parse_genies(&t->players, tk, 1, hands, err);
+  if (st != TP_OK) return st;
   ev->kind = FT_EV_GENIES;
   return ft_game_set_genies(t->game, hands, err);
 }
@@ -285,8 +293,8 @@ static tp_status on_flight(ft_transcript *t, tokens *tk, ft_event *ev,
 }
 
 /* Parses NAME=N pairs into per-player values (0 when absent). */
-static tp_status parse_player_values(ft_transcript *t, tokens *tk, int first,
-                                     int values[FT_MAX_PLAYERS],
+static tp_status parse_player_values(const ft_players *players, tokens *tk,
+                                     int first, int values[FT_MAX_PLAYERS],
                                      tp_error *err) {
   bool given[FT_MAX_PLAYERS] = {false};
   memset(values, 0, FT_MAX_PLAYERS * sizeof values[0]);
@@ -294,7 +302,7 @@ static tp_status parse_player_values(ft_transcript *t, tokens *tk, int first,
     char *name, *num;
     if (!split_eq(tk->tok[i], &name, &num))
       return bad(err, "'%.40s' is not NAME=NUMBER", tk->tok[i]);
-    int p = player_by_name(t, name, err);
+    int p = player_by_name(players, name, err);
     if (p < 0) return TP_ERR_FORMAT;
     if (given[p]) return bad(err, "%s is given twice", name);
     given[p] = true;
@@ -311,7 +319,7 @@ static tp_status on_reveal(ft_transcript *t, tokens *tk, ft_event *ev,
   int card, genies[FT_MAX_PLAYERS];
   if (tk->n < 2 || !parse_int(tk->tok[1], 0, 1000000, &card))
     return bad(err, "write 'reveal CARD NAME=GENIE NAME=GENIE'");
-  st = parse_player_values(t, tk, 2, genies, err);
+  st = parse_player_values(&t->players, tk, 2, genies, err);
   if (st != TP_OK) return st;
   ev->kind = FT_EV_CONTEST;
   return ft_game_reveal(t->game, card, genies, &ev->contest, err);
@@ -322,7 +330,7 @@ static tp_status on_lamps(ft_transcript *t, tokens *tk, ft_event *ev,
   tp_status st = need_game(t, "lamps", err);
   if (st != TP_OK) return st;
   int lamps[FT_MAX_PLAYERS];
-  st = parse_player_values(t, tk, 1, lamps, err);
+  st = parse_player_values(&t->players, tk, 1, lamps, err);
   if (st != TP_OK) return st;
   ev->kind = FT_EV_ROUND_END;
   st = ft_game_round_end(t->game, lamps, &ev->round_end, err);
@@ -411,14 +419,15 @@ tp_status ft_transcript_next(ft_transcript *t, ft_event *ev, tp_error *err) {
     memcpy(line, start, n > LINE_MAX_CHARS ? LINE_MAX_CHARS + 1 : n);
     line[n > LINE_MAX_CHARS ? LINE_MAX_CHARS + 1 : n] = '\0';
     ev->line = t->line;
-    st = run_line(t, line, n, ev, &inner);
-    if (st != TP_OK && !nl && (t->flags & FT_TRANSCRIPT_ALLOW_TRUNCATED)) {
-      t->truncated = true;
+    if (!nl && (t->flags & FT_TRANSCRIPT_ALLOW_TRUNCATED)) {
+      /* Writers end every line with '\n': without it the line may be cut
+       * anywhere, even where it still parses. Skip it. */
+      t->truncated = strspn(line, " \t\r") < n;
       t->pos = t->len;
       memset(ev, 0, sizeof *ev);
-      st = TP_OK;
       break;
     }
+    st = run_line(t, line, n, ev, &inner);
     if (st != TP_OK) {
       tp_error_set(err, st, "%s: line %d: %s", t->name, t->line, inner.text);
       memset(ev, 0, sizeof *ev);
@@ -533,4 +542,45 @@ size_t ft_transcript_write_lamps(char *buf, size_t cap,
     put(&o, " %s=%d", players->players[p].name, lamps[p]);
   put(&o, "\n");
   return o.used;
+}
+
+/* ---- answers (spec section 6) ---- */
+
+/* Tokenizes a copy of `line` and checks its first word. */
+static tp_status answer_tokens(const char *line, const char *word, char *copy,
+                               size_t cap, tokens *tk, tp_error *err) {
+  if (!line || strlen(line) >= cap)
+    return tp_error_set(err, TP_ERR_FORMAT, "answer line too long or missing");
+  strcpy(copy, line);
+  char *nl = strchr(copy, '\n');
+  if (nl) *nl = '\0';
+  tokenize(copy, tk);
+  if (tk->n == 0 || strcmp(tk->tok[0], word))
+    return tp_error_set(err, TP_ERR_FORMAT, "expected a '%s' line, got '%.40s'",
+                        word, tk->n ? tk->tok[0] : "");
+  return TP_OK;
+}
+
+tp_status ft_answer_genies(const ft_players *players, const char *line,
+                           ft_hand hands[FT_MAX_PLAYERS], tp_error *err) {
+  char copy[LINE_MAX_CHARS + 1];
+  tokens tk;
+  tp_status st = answer_tokens(line, "genies", copy, sizeof copy, &tk, err);
+  return st == TP_OK ? parse_genies(players, &tk, 1, hands, err) : st;
+}
+
+tp_status ft_answer_reveal(const ft_players *players, const char *line,
+                           int genies[FT_MAX_PLAYERS], tp_error *err) {
+  char copy[LINE_MAX_CHARS + 1];
+  tokens tk;
+  tp_status st = answer_tokens(line, "reveal", copy, sizeof copy, &tk, err);
+  return st == TP_OK ? parse_player_values(players, &tk, 1, genies, err) : st;
+}
+
+tp_status ft_answer_lamps(const ft_players *players, const char *line,
+                          int lamps[FT_MAX_PLAYERS], tp_error *err) {
+  char copy[LINE_MAX_CHARS + 1];
+  tokens tk;
+  tp_status st = answer_tokens(line, "lamps", copy, sizeof copy, &tk, err);
+  return st == TP_OK ? parse_player_values(players, &tk, 1, lamps, err) : st;
 }

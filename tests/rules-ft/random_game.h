@@ -32,8 +32,7 @@ static void rg_append(rg_text *t, const char *s, size_t n) {
 /* Called after every move; the property test checks invariants there. */
 typedef void (*rg_check_fn)(const ft_game *game, void *user);
 
-static void rg_random_landing(ft_rng *rng, const ft_game *g, int *ids,
-                              int *n) {
+static void rg_random_landing(ft_rng *rng, const ft_game *g, int *ids, int *n) {
   ft_card table[FT_MAX_CARDS];
   int n_table = ft_game_table(g, table), r = ft_rng_below(rng, 100);
   int want = r < 15 ? 0 : r < 70 ? 1 : r < 95 ? 2 : 3;
@@ -41,7 +40,8 @@ static void rg_random_landing(ft_rng *rng, const ft_game *g, int *ids,
   for (int k = 0; k < want && n_table > 0; k++) {
     int id = table[ft_rng_below(rng, n_table)].id;
     bool dup = false;
-    for (int j = 0; j < *n; j++) dup = dup || ids[j] == id;
+    for (int j = 0; j < *n; j++)
+      dup = dup || ids[j] == id;
     if (!dup) ids[(*n)++] = id;
   }
 }
@@ -67,9 +67,9 @@ static void rg_flight(ft_rng *rng, ft_game *g, rg_text *out) {
       genies[c.players[q]] = h.values[ft_rng_below(rng, h.n)];
     }
     if (ft_game_reveal(g, c.card, genies, NULL, &err) != TP_OK) abort();
-    RG_WRITE(out, ft_transcript_write_reveal(out->line, sizeof out->line,
-                                             ft_game_players(g), c.card,
-                                             genies));
+    RG_WRITE(out,
+             ft_transcript_write_reveal(out->line, sizeof out->line,
+                                        ft_game_players(g), c.card, genies));
   }
 }
 
@@ -88,21 +88,24 @@ static void rg_round_end(ft_rng *rng, ft_game *g, rg_text *out) {
 
 /* Plays a whole game; returns it (caller destroys) and its transcript. */
 static ft_game *rg_play(uint64_t seed, const ft_players *players,
-                        const ft_rules *rules, rg_text *out,
-                        rg_check_fn check, void *user) {
+                        const ft_rules *rules, rg_text *out, rg_check_fn check,
+                        void *user) {
   ft_rng rng;
   ft_rng_seed(&rng, seed);
   ft_game *g;
   tp_error err;
   int first = ft_rng_below(&rng, players->n_players);
   if (ft_game_create(rules, players, first, &g, &err) != TP_OK) abort();
-  RG_WRITE(out, ft_transcript_write_header(out->line, sizeof out->line, players, first));
+  RG_WRITE(out, ft_transcript_write_header(out->line, sizeof out->line, players,
+                                           first));
   ft_hand hands[FT_MAX_PLAYERS];
   if (ft_game_deal_genies(g, &rng, hands, &err) != TP_OK) abort();
-  RG_WRITE(out, ft_transcript_write_genies(out->line, sizeof out->line, players, hands));
+  RG_WRITE(out, ft_transcript_write_genies(out->line, sizeof out->line, players,
+                                           hands));
   int deck[FT_DECK_SIZE], n_deck = 0, next = 0;
   for (int t = 0; t < FT_N_TYPES; t++)
-    for (int k = 0; k < ft_deck_count((ft_card_type)t); k++) deck[n_deck++] = t;
+    for (int k = 0; k < ft_deck_count((ft_card_type)t); k++)
+      deck[n_deck++] = t;
   for (int i = n_deck - 1; i > 0; i--) {
     int j = ft_rng_below(&rng, i + 1), tmp = deck[i];
     deck[i] = deck[j];
@@ -119,7 +122,8 @@ static ft_game *rg_play(uint64_t seed, const ft_players *players,
     for (int i = 0; i < n; i++, next++)
       cards[i] = (ft_card){next + 1, (ft_card_type)deck[next], false, 0, 0};
     if (ft_game_layout(g, cards, n, &err) != TP_OK) abort();
-    RG_WRITE(out, ft_transcript_write_layout(out->line, sizeof out->line, cards, n));
+    RG_WRITE(out,
+             ft_transcript_write_layout(out->line, sizeof out->line, cards, n));
     if (check) check(g, user);
     while (ft_game_phase(g) == FT_PHASE_FLIGHT) {
       rg_flight(&rng, g, out);

@@ -11,16 +11,21 @@
 
 #include "ft.h"
 
-#define IDS(...) (const int[]){__VA_ARGS__}, (int)(sizeof((const int[]){__VA_ARGS__}) / sizeof(int))
-#define LAND(colour, ...) {colour, IDS(__VA_ARGS__)}
-#define LAND_NONE(colour) {colour, NULL, 0}
+#define IDS(...)                                                               \
+  (const int[]){__VA_ARGS__},                                                  \
+      (int)(sizeof((const int[]){__VA_ARGS__}) / sizeof(int))
+#define LAND(colour, ...)                                                      \
+  { colour, IDS(__VA_ARGS__) }
+#define LAND_NONE(colour)                                                      \
+  { colour, NULL, 0 }
 
 static ft_game *new_game(const char *spec, const ft_rules *rules, int first) {
   ft_players p;
   tp_error err;
   if (ft_players_parse(spec, &p, &err) != TP_OK) fail_msg("%s", err.text);
   ft_game *g;
-  if (ft_game_create(rules, &p, first, &g, &err) != TP_OK) fail_msg("%s", err.text);
+  if (ft_game_create(rules, &p, first, &g, &err) != TP_OK)
+    fail_msg("%s", err.text);
   return g;
 }
 
@@ -45,16 +50,18 @@ static void lay(ft_game *g, int first, const ft_card_type *types, int n) {
 /* 12 cards: ids first..first+11: palace x4, desert x2, lamp, treasure,
  * spice, camel, adventure-a, adventure-b. */
 static const ft_card_type mixed12[12] = {
-    FT_PALACE, FT_PALACE, FT_PALACE, FT_PALACE, FT_DESERT, FT_DESERT,
-    FT_LAMP, FT_TREASURE, FT_SPICE_BAZAAR, FT_CAMEL_BAZAAR, FT_ADVENTURE_A,
-    FT_ADVENTURE_B};
+    FT_PALACE,       FT_PALACE,       FT_PALACE,      FT_PALACE,
+    FT_DESERT,       FT_DESERT,       FT_LAMP,        FT_TREASURE,
+    FT_SPICE_BAZAAR, FT_CAMEL_BAZAAR, FT_ADVENTURE_A, FT_ADVENTURE_B};
 
-static void fly(ft_game *g, const ft_landing *ls, int n, ft_flight_report *rep) {
+static void fly(ft_game *g, const ft_landing *ls, int n,
+                ft_flight_report *rep) {
   tp_error err;
   if (ft_game_flight(g, ls, n, rep, &err) != TP_OK) fail_msg("%s", err.text);
 }
 
-static void reveal(ft_game *g, int card, const int *genies, ft_contest_result *r) {
+static void reveal(ft_game *g, int card, const int *genies,
+                   ft_contest_result *r) {
   int gs[FT_MAX_PLAYERS] = {0};
   memcpy(gs, genies, (size_t)ft_game_players(g)->n_players * sizeof(int));
   tp_error err;
@@ -69,16 +76,17 @@ static bool hand_is(ft_hand h, int n, const int *values) {
 }
 
 /* A rejected move: the status, a message with `what`, and no change. */
-#define EXPECT_REJECTED(g, call, what)                                       \
-  do {                                                                       \
-    ft_game *before_ = ft_game_clone(g);                                     \
-    tp_error err_ = {{0}};                                                   \
-    tp_error *err = &err_;                                                   \
-    tp_status st_ = (call);                                                  \
-    assert_int_not_equal(st_, TP_OK);                                        \
-    if (!strstr(err_.text, what)) fail_msg("'%s' lacks '%s'", err_.text, what); \
-    assert_true(ft_game_equal(g, before_));                                  \
-    ft_game_destroy(before_);                                                \
+#define EXPECT_REJECTED(g, call, what)                                         \
+  do {                                                                         \
+    ft_game *before_ = ft_game_clone(g);                                       \
+    tp_error err_ = {{0}};                                                     \
+    tp_error *err = &err_;                                                     \
+    tp_status st_ = (call);                                                    \
+    assert_int_not_equal(st_, TP_OK);                                          \
+    if (!strstr(err_.text, what))                                              \
+      fail_msg("'%s' lacks '%s'", err_.text, what);                            \
+    assert_true(ft_game_equal(g, before_));                                    \
+    ft_game_destroy(before_);                                                  \
   } while (0)
 
 /* ---- setup ---- */
@@ -199,18 +207,25 @@ static void test_layout_validated(void **state) {
   (void)state;
   ft_game *g = new_game("a=red,b=blue,c=green", NULL, 0);
   ft_card cards[13];
-  for (int i = 0; i < 13; i++) cards[i] = (ft_card){i, mixed12[i % 12], false, 0, 0};
-  EXPECT_REJECTED(g, ft_game_layout(g, cards, 12, err), "waits for the genies to be dealt");
+  for (int i = 0; i < 13; i++)
+    cards[i] = (ft_card){i, mixed12[i % 12], false, 0, 0};
+  EXPECT_REJECTED(g, ft_game_layout(g, cards, 12, err),
+                  "waits for the genies to be dealt");
   give(g, (ft_hand[]){{2, {8, 3}}, {2, {7, 4}}, {2, {6, 5}}});
-  EXPECT_REJECTED(g, ft_game_layout(g, cards, 11, err), "has 11 cards, expected 12");
+  EXPECT_REJECTED(g, ft_game_layout(g, cards, 11, err),
+                  "has 11 cards, expected 12");
   cards[5].id = 3;
-  EXPECT_REJECTED(g, ft_game_layout(g, cards, 12, err), "card 3 is already in the game");
+  EXPECT_REJECTED(g, ft_game_layout(g, cards, 12, err),
+                  "card 3 is already in the game");
   cards[5].id = 5;
-  for (int i = 0; i < 12; i++) cards[i].type = FT_TREASURE;
-  EXPECT_REJECTED(g, ft_game_layout(g, cards, 12, err), "only 3 treasure cards");
+  for (int i = 0; i < 12; i++)
+    cards[i].type = FT_TREASURE;
+  EXPECT_REJECTED(g, ft_game_layout(g, cards, 12, err),
+                  "only 3 treasure cards");
   cards[0].type = (ft_card_type)99;
   EXPECT_REJECTED(g, ft_game_layout(g, cards, 12, err), "bad id or type");
-  for (int i = 0; i < 12; i++) cards[i].type = mixed12[i];
+  for (int i = 0; i < 12; i++)
+    cards[i].type = mixed12[i];
   assert_int_equal(ft_game_layout(g, cards, 12, NULL), TP_OK);
   assert_int_equal(ft_game_deck_left(g), 40);
   ft_card table[FT_MAX_CARDS];
@@ -238,7 +253,8 @@ static void test_claims(void **state) {
   ft_flight_report rep;
   /* p1 on a palace and a desert (takes both, wanted or not); p2 on
    * nothing; p3 on a treasure. */
-  ft_landing ls[] = {LAND("red", 100, 104), LAND_NONE("blue"), LAND("green", 107)};
+  ft_landing ls[] = {LAND("red", 100, 104), LAND_NONE("blue"),
+                     LAND("green", 107)};
   fly(g, ls, 3, &rep);
   assert_int_equal(rep.n_claimed[0], 2);
   assert_int_equal(rep.claimed[0][1], 104);
@@ -266,20 +282,26 @@ static void test_flight_validated(void **state) {
   ft_game *g = three_player_game(NULL);
   ft_flight_report rep;
   ft_landing unknown[] = {LAND("pink", 100)};
-  EXPECT_REJECTED(g, ft_game_flight(g, unknown, 1, &rep, err), "carpet 'pink' does not exist");
+  EXPECT_REJECTED(g, ft_game_flight(g, unknown, 1, &rep, err),
+                  "carpet 'pink' does not exist");
   ft_landing off[] = {LAND("red", 100), LAND("blue", 55)};
-  EXPECT_REJECTED(g, ft_game_flight(g, off, 2, &rep, err), "card 55, which is not on the table");
+  EXPECT_REJECTED(g, ft_game_flight(g, off, 2, &rep, err),
+                  "card 55, which is not on the table");
   ft_landing twice[] = {LAND("red", 100), LAND("red", 101)};
   EXPECT_REJECTED(g, ft_game_flight(g, twice, 2, &rep, err), "landed twice");
   ft_landing ok[] = {LAND("red", 100)};
   fly(g, ok, 1, &rep);
   ft_landing gone[] = {LAND("blue", 100)}; /* claimed: not on the table */
-  EXPECT_REJECTED(g, ft_game_flight(g, gone, 1, &rep, err), "card 100, which is not");
+  EXPECT_REJECTED(g, ft_game_flight(g, gone, 1, &rep, err),
+                  "card 100, which is not");
   int genies[FT_MAX_PLAYERS] = {8};
-  EXPECT_REJECTED(g, ft_game_reveal(g, 100, genies, NULL, err), "card 100 was already settled");
-  EXPECT_REJECTED(g, ft_game_reveal(g, 101, genies, NULL, err), "not possible now");
+  EXPECT_REJECTED(g, ft_game_reveal(g, 100, genies, NULL, err),
+                  "card 100 was already settled");
+  EXPECT_REJECTED(g, ft_game_reveal(g, 101, genies, NULL, err),
+                  "not possible now");
   int lamps[FT_MAX_PLAYERS] = {0};
-  EXPECT_REJECTED(g, ft_game_round_end(g, lamps, NULL, err), "waits for flight 2 of round 1");
+  EXPECT_REJECTED(g, ft_game_round_end(g, lamps, NULL, err),
+                  "waits for flight 2 of round 1");
   ft_final fin;
   assert_int_equal(ft_game_final(g, &fin, NULL), TP_ERR_UNSUPPORTED);
   ft_game_destroy(g);
@@ -330,22 +352,29 @@ static void test_reveal_validated(void **state) {
   (void)state;
   ft_game *g = three_player_game(NULL);
   ft_flight_report rep;
-  ft_landing ls[] = {LAND("red", 100, 102), LAND("blue", 100), LAND("green", 102)};
+  ft_landing ls[] = {LAND("red", 100, 102), LAND("blue", 100),
+                     LAND("green", 102)};
   fly(g, ls, 3, &rep);
   int held_not[FT_MAX_PLAYERS] = {6, 4};
-  EXPECT_REJECTED(g, ft_game_reveal(g, 100, held_not, NULL, err), "p1 does not hold genie 6");
+  EXPECT_REJECTED(g, ft_game_reveal(g, 100, held_not, NULL, err),
+                  "p1 does not hold genie 6");
   int missing[FT_MAX_PLAYERS] = {7, 0};
-  EXPECT_REJECTED(g, ft_game_reveal(g, 100, missing, NULL, err), "p2 does not hold genie 0");
+  EXPECT_REJECTED(g, ft_game_reveal(g, 100, missing, NULL, err),
+                  "p2 does not hold genie 0");
   int extra[FT_MAX_PLAYERS] = {7, 3, 6};
-  EXPECT_REJECTED(g, ft_game_reveal(g, 100, extra, NULL, err), "p3 is not in the contest");
+  EXPECT_REJECTED(g, ft_game_reveal(g, 100, extra, NULL, err),
+                  "p3 is not in the contest");
   int later[FT_MAX_PLAYERS] = {7, 0, 6};
-  EXPECT_REJECTED(g, ft_game_reveal(g, 102, later, NULL, err), "next contest is for card 100");
+  EXPECT_REJECTED(g, ft_game_reveal(g, 102, later, NULL, err),
+                  "next contest is for card 100");
   EXPECT_REJECTED(g, ft_game_reveal(g, 105, later, NULL, err), "not card 105");
   reveal(g, 100, (int[]){7, 3, 0}, NULL);
   int again[FT_MAX_PLAYERS] = {4, 8};
-  EXPECT_REJECTED(g, ft_game_reveal(g, 100, again, NULL, err), "card 100 was already settled");
+  EXPECT_REJECTED(g, ft_game_reveal(g, 100, again, NULL, err),
+                  "card 100 was already settled");
   ft_landing any[] = {LAND("red", 101)};
-  EXPECT_REJECTED(g, ft_game_flight(g, any, 1, &rep, err), "waits for the genies of the contest for card 102");
+  EXPECT_REJECTED(g, ft_game_flight(g, any, 1, &rep, err),
+                  "waits for the genies of the contest for card 102");
   ft_game_destroy(g);
 }
 
@@ -382,7 +411,8 @@ static void test_contests_in_layout_order_swap_at_once(void **state) {
   assert_true(res.swap_deferred);
   assert_true(hand_is(ft_game_genies(g, 1), 2, (int[]){8, 3}));
   int swapped[FT_MAX_PLAYERS] = {3, 8};
-  EXPECT_REJECTED(g, ft_game_reveal(g, 105, swapped, NULL, err), "does not hold genie");
+  EXPECT_REJECTED(g, ft_game_reveal(g, 105, swapped, NULL, err),
+                  "does not hold genie");
   reveal(g, 105, (int[]){4, 8, 0}, NULL);
   /* at the end: p1 7<->3 with p2, then p2 8<->4 with p1 */
   assert_true(hand_is(ft_game_genies(g, 0), 2, (int[]){8, 3}));
@@ -390,7 +420,8 @@ static void test_contests_in_layout_order_swap_at_once(void **state) {
   ft_game_destroy(g);
   /* after_flight, one genie wins twice: the second swap is void */
   g = three_player_game(&r);
-  ft_landing both[] = {LAND("red", 101, 105), LAND("blue", 101), LAND("green", 105)};
+  ft_landing both[] = {LAND("red", 101, 105), LAND("blue", 101),
+                       LAND("green", 105)};
   fly(g, both, 3, &rep);
   reveal(g, 101, (int[]){7, 3, 0}, NULL);
   reveal(g, 105, (int[]){7, 0, 5}, NULL);
@@ -429,7 +460,8 @@ static void test_end_of_flight(void **state) {
   ft_game *g = three_player_game(NULL);
   ft_flight_report rep;
   /* 12 - 8 = 4 left (not all deserts): fly again */
-  ft_landing a[] = {LAND("red", 100, 101, 102), LAND("blue", 103, 106, 107), LAND("green", 108, 109)};
+  ft_landing a[] = {LAND("red", 100, 101, 102), LAND("blue", 103, 106, 107),
+                    LAND("green", 108, 109)};
   fly(g, a, 3, &rep);
   assert_int_equal(ft_game_phase(g), FT_PHASE_FLIGHT);
   /* 3 left: round over */
@@ -444,7 +476,8 @@ static void test_end_of_flight(void **state) {
   g = new_game("p1=red,p2=blue,p3=green", NULL, 0);
   give(g, (ft_hand[]){{2, {8, 3}}, {2, {7, 4}}, {2, {6, 5}}});
   lay(g, 1, deserty, 12);
-  ft_landing c[] = {LAND("red", 2, 4, 6), LAND("blue", 8, 9, 10), LAND("green", 11, 12)};
+  ft_landing c[] = {LAND("red", 2, 4, 6), LAND("blue", 8, 9, 10),
+                    LAND("green", 11, 12)};
   fly(g, c, 3, &rep);
   assert_int_equal(ft_game_phase(g), FT_PHASE_LAMPS);
   ft_game_destroy(g);
@@ -472,7 +505,8 @@ static ft_game *palaces_round(const ft_rules *r, int a, int b, int c) {
   int ids[3][8], n[3] = {0, 0, 0}, next = 100;
   int want[3] = {a, b, c};
   for (int p = 0; p < 3; p++)
-    for (int k = 0; k < want[p]; k++) ids[p][n[p]++] = next++;
+    for (int k = 0; k < want[p]; k++)
+      ids[p][n[p]++] = next++;
   ids[0][n[0]++] = 106; /* the lamp */
   ids[1][n[1]++] = 107; /* treasure */
   ids[1][n[1]++] = 108;
@@ -481,7 +515,8 @@ static ft_game *palaces_round(const ft_rules *r, int a, int b, int c) {
   ids[2][n[2]++] = 111;
   ids[2][n[2]++] = 104; /* both deserts: only unclaimed palaces remain */
   ids[2][n[2]++] = 105;
-  ft_landing ls[] = {{"red", ids[0], n[0]}, {"blue", ids[1], n[1]}, {"green", ids[2], n[2]}};
+  ft_landing ls[] = {
+      {"red", ids[0], n[0]}, {"blue", ids[1], n[1]}, {"green", ids[2], n[2]}};
   ft_flight_report rep;
   fly(g, ls, 3, &rep);
   assert_int_equal(ft_game_phase(g), FT_PHASE_LAMPS);
@@ -568,15 +603,18 @@ static void test_palace_settings_and_errors(void **state) {
   ft_game_destroy(g);
   g = palaces_round(NULL, 1, 0, 0);
   int too_many[FT_MAX_PLAYERS] = {2, 0, 0};
-  EXPECT_REJECTED(g, ft_game_round_end(g, too_many, NULL, err), "p1 spends 2 lamps as palaces but holds 1");
+  EXPECT_REJECTED(g, ft_game_round_end(g, too_many, NULL, err),
+                  "p1 spends 2 lamps as palaces but holds 1");
   int none_held[FT_MAX_PLAYERS] = {0, 1, 0};
-  EXPECT_REJECTED(g, ft_game_round_end(g, none_held, NULL, err), "p2 spends 1 lamps");
+  EXPECT_REJECTED(g, ft_game_round_end(g, none_held, NULL, err),
+                  "p2 spends 1 lamps");
   ft_game_destroy(g);
   ft_rules_default(&r);
   r.lamps_as_palaces = false;
   g = palaces_round(&r, 1, 0, 0);
   int one[FT_MAX_PLAYERS] = {1, 0, 0};
-  EXPECT_REJECTED(g, ft_game_round_end(g, one, NULL, err), "lamps_as_palaces = no");
+  EXPECT_REJECTED(g, ft_game_round_end(g, one, NULL, err),
+                  "lamps_as_palaces = no");
   ft_game_destroy(g);
 }
 
@@ -589,7 +627,8 @@ static void test_leftovers(void **state) {
   assert_int_equal(ft_game_removed(g, removed), 1 + rep.n_leftovers);
   ft_card again = {rep.leftovers[0], FT_PALACE, false, 0, 0};
   ft_card cards[12];
-  for (int i = 0; i < 12; i++) cards[i] = (ft_card){200 + i, mixed12[i], false, 0, 0};
+  for (int i = 0; i < 12; i++)
+    cards[i] = (ft_card){200 + i, mixed12[i], false, 0, 0};
   cards[0] = again;
   EXPECT_REJECTED(g, ft_game_layout(g, cards, 12, err), "already in the game");
   ft_game_destroy(g);
@@ -640,7 +679,8 @@ static void test_adventure_sets_and_bazaars(void **state) {
   assert_int_equal(score_of(NULL, five), 15);
   int all3[FT_N_TYPES] = {0, 3, 3, 3, 3, 3};
   assert_int_equal(score_of(NULL, all3), 45);
-  int bazaars[FT_N_TYPES] = {[FT_SPICE_BAZAAR] = 5, [FT_CARPET_BAZAAR] = 2, [FT_CAMEL_BAZAAR] = 3};
+  int bazaars[FT_N_TYPES] = {
+      [FT_SPICE_BAZAAR] = 5, [FT_CARPET_BAZAAR] = 2, [FT_CAMEL_BAZAAR] = 3};
   assert_int_equal(score_of(NULL, bazaars), 2 * 5 + 6 + 7);
   int t[FT_N_TYPES] = {[FT_TREASURE] = 3, [FT_DESERT] = 2, [FT_PALACE] = 4};
   assert_int_equal(score_of(NULL, t), 9 - 10); /* palaces count nothing */
@@ -666,7 +706,8 @@ static void test_lamp_uses(void **state) {
   int d[FT_N_TYPES] = {[FT_SPICE_BAZAAR] = 1, [FT_DESERT] = 1, [FT_LAMP] = 1};
   assert_int_equal(score_of(NULL, d), 0);
   /* wild adventure: {A,B} + lamp = {A,B,L} 6 */
-  int adv[FT_N_TYPES] = {[FT_ADVENTURE_A] = 1, [FT_ADVENTURE_B] = 1, [FT_LAMP] = 1};
+  int adv[FT_N_TYPES] = {
+      [FT_ADVENTURE_A] = 1, [FT_ADVENTURE_B] = 1, [FT_LAMP] = 1};
   ft_score_collection(NULL, adv, &s);
   assert_int_equal(s.total, 6);
   assert_int_equal(s.lamps_for_adventure, 1);
@@ -680,8 +721,11 @@ static void test_lamp_uses(void **state) {
   int adv4[FT_N_TYPES] = {0, 1, 1, 1, 1, 0, [FT_DESERT] = 1, [FT_LAMP] = 1};
   assert_int_equal(score_of(NULL, adv4), 10);
   /* 4 lamps: camel, carpet, desert, adventure: every use at once */
-  int many[FT_N_TYPES] = {[FT_CAMEL_BAZAAR] = 1, [FT_CARPET_BAZAAR] = 1, [FT_DESERT] = 1,
-                          [FT_ADVENTURE_C] = 1, [FT_LAMP] = 4};
+  int many[FT_N_TYPES] = {[FT_CAMEL_BAZAAR] = 1,
+                          [FT_CARPET_BAZAAR] = 1,
+                          [FT_DESERT] = 1,
+                          [FT_ADVENTURE_C] = 1,
+                          [FT_LAMP] = 4};
   ft_score_collection(NULL, many, &s);
   assert_int_equal(s.total, 7 + 6 + 0 + 3);
   assert_int_equal(s.lamps_unused, 0);
@@ -692,7 +736,8 @@ static void test_lamp_uses(void **state) {
   ft_rules r;
   ft_rules_default(&r);
   r.lamp_wild_bazaar = r.lamp_wild_adventure = false;
-  int camel[FT_N_TYPES] = {[FT_CAMEL_BAZAAR] = 1, [FT_DESERT] = 1, [FT_LAMP] = 1};
+  int camel[FT_N_TYPES] = {
+      [FT_CAMEL_BAZAAR] = 1, [FT_DESERT] = 1, [FT_LAMP] = 1};
   assert_int_equal(score_of(&r, camel), 0);
   r.lamp_cancels_desert = false;
   assert_int_equal(score_of(&r, camel), -5);
@@ -722,7 +767,8 @@ static void test_final_winners(void **state) {
   assert_int_equal(f.n_winners, 1);
   assert_true(f.winner[1]);
   int lamps[FT_MAX_PLAYERS] = {0};
-  EXPECT_REJECTED(g, ft_game_round_end(g, lamps, NULL, err), "waits for nothing: the game is over");
+  EXPECT_REJECTED(g, ft_game_round_end(g, lamps, NULL, err),
+                  "waits for nothing: the game is over");
   ft_game_destroy(g);
   /* a tie at the top is a shared win... */
   r.treasure = 0;

@@ -17,12 +17,15 @@ static void check_conservation(const ft_game *g, void *user) {
   ft_card table[FT_MAX_CARDS];
   int n_table = ft_game_table(g, table);
   total += n_table;
-  for (int i = 0; i < n_table; i++) per_type[table[i].type]++;
+  for (int i = 0; i < n_table; i++)
+    per_type[table[i].type]++;
   total += ft_game_removed(g, counts);
-  for (int t = 0; t < FT_N_TYPES; t++) per_type[t] += counts[t];
+  for (int t = 0; t < FT_N_TYPES; t++)
+    per_type[t] += counts[t];
   for (int p = 0; p < n; p++) {
     total += ft_game_collection(g, p, counts);
-    for (int t = 0; t < FT_N_TYPES; t++) per_type[t] += counts[t];
+    for (int t = 0; t < FT_N_TYPES; t++)
+      per_type[t] += counts[t];
   }
   assert_int_equal(total, FT_DECK_SIZE);
   for (int t = 0; t < FT_N_TYPES; t++)
@@ -31,11 +34,13 @@ static void check_conservation(const ft_game *g, void *user) {
   const ft_rules *r = ft_game_rules(g);
   int want[100] = {0}, have[100] = {0};
   for (int s = 0; s < n; s++)
-    for (int i = 0; i < r->genie_set_size[n][s]; i++) want[r->genie_sets[n][s][i]]++;
+    for (int i = 0; i < r->genie_set_size[n][s]; i++)
+      want[r->genie_sets[n][s][i]]++;
   for (int p = 0; p < n; p++) {
     ft_hand h = ft_game_genies(g, p);
     assert_int_equal(h.n, r->genie_set_size[n][0]);
-    for (int i = 0; i < h.n; i++) have[h.values[i]]++;
+    for (int i = 0; i < h.n; i++)
+      have[h.values[i]]++;
   }
   assert_memory_equal(want, have, sizeof want);
 }
@@ -43,13 +48,16 @@ static void check_conservation(const ft_game *g, void *user) {
 /* A scorer written from the rules text, without lamps. */
 static int simple_score(const int c[FT_N_TYPES]) {
   int points = c[FT_SPICE_BAZAAR] / 2 * 5 + c[FT_CARPET_BAZAAR] / 2 * 6 +
-               c[FT_CAMEL_BAZAAR] / 2 * 7 + 3 * c[FT_TREASURE] - 5 * c[FT_DESERT];
+               c[FT_CAMEL_BAZAAR] / 2 * 7 + 3 * c[FT_TREASURE] -
+               5 * c[FT_DESERT];
   static const int table[6] = {0, 1, 3, 6, 10, 15};
   int left[5];
-  for (int k = 0; k < 5; k++) left[k] = c[FT_ADVENTURE_A + k];
+  for (int k = 0; k < 5; k++)
+    left[k] = c[FT_ADVENTURE_A + k];
   for (;;) {
     int kinds = 0;
-    for (int k = 0; k < 5; k++) kinds += left[k] > 0, left[k] -= left[k] > 0;
+    for (int k = 0; k < 5; k++)
+      kinds += left[k] > 0, left[k] -= left[k] > 0;
     if (!kinds) break;
     points += table[kinds];
   }
@@ -71,8 +79,10 @@ static void check_final(const ft_game *g) {
     /* a lamp is worth 0..7 points (a camel pair at most) */
     assert_true(s->total >= base && s->total <= base + 7 * counts[FT_LAMP]);
     assert_int_equal(s->lamps, counts[FT_LAMP]);
-    assert_int_equal(s->bazaar_points + s->adventure_points + s->treasure_points +
-                         s->desert_points + s->palace_points, s->total);
+    assert_int_equal(s->bazaar_points + s->adventure_points +
+                         s->treasure_points + s->desert_points +
+                         s->palace_points,
+                     s->total);
     if (s->total > best) best = s->total;
   }
   for (int p = 0; p < f.n_players; p++)
@@ -82,7 +92,8 @@ static void check_final(const ft_game *g) {
 static void replay_matches(const ft_game *g, const rg_text *t) {
   ft_transcript *tr;
   tp_error err;
-  assert_int_equal(ft_transcript_open(NULL, "mem", t->text, t->len, 0, &tr, &err), TP_OK);
+  assert_int_equal(
+      ft_transcript_open(NULL, "mem", t->text, t->len, 0, &tr, &err), TP_OK);
   ft_event ev;
   int finals = 0;
   do {
@@ -100,9 +111,9 @@ static void replay_matches(const ft_game *g, const rg_text *t) {
 
 static void test_random_games(void **state) {
   (void)state;
-  static const char *const specs[] = {"anna=red+yellow,ben=blue+green",
-                                      "anna=red,ben=blue,cleo=green",
-                                      "anna=red,ben=blue,cleo=green,dirk=white"};
+  static const char *const specs[] = {
+      "anna=red+yellow,ben=blue+green", "anna=red,ben=blue,cleo=green",
+      "anna=red,ben=blue,cleo=green,dirk=white"};
   ft_rules r;
   ft_rules_default(&r);
   for (uint64_t seed = 1; seed <= 240; seed++) {
@@ -132,14 +143,18 @@ static void test_random_games_other_rules(void **state) {
   r.rounds[2] = 3;
   for (uint64_t seed = 1; seed <= 60; seed++) {
     ft_players p;
-    ft_players_parse(seed % 2 ? "a=red+yellow,b=blue+green" : "a=red,b=blue,c=green", &p, NULL);
+    ft_players_parse(seed % 2 ? "a=red+yellow,b=blue+green"
+                              : "a=red,b=blue,c=green",
+                     &p, NULL);
     rg_text t = {.text = NULL};
     ft_game *g = rg_play(seed, &p, &r, &t, check_conservation, NULL);
     assert_int_equal(ft_game_phase(g), FT_PHASE_OVER);
     ft_transcript *tr;
-    assert_int_equal(ft_transcript_open(&r, "mem", t.text, t.len, 0, &tr, NULL), TP_OK);
+    assert_int_equal(ft_transcript_open(&r, "mem", t.text, t.len, 0, &tr, NULL),
+                     TP_OK);
     ft_event ev;
-    do assert_int_equal(ft_transcript_next(tr, &ev, NULL), TP_OK);
+    do
+      assert_int_equal(ft_transcript_next(tr, &ev, NULL), TP_OK);
     while (ev.kind != FT_EV_END);
     assert_true(ft_game_equal(g, ft_transcript_game(tr)));
     ft_transcript_close(tr);

@@ -11,10 +11,13 @@
 
 #include "ft.h"
 
-#define CARPET(c, p, ...)                                                    \
-  {c, p, (const int[]){__VA_ARGS__},                                         \
-   (int)(sizeof((const int[]){__VA_ARGS__}) / sizeof(int))}
-#define CARPET_NONE(c, p) {c, p, NULL, 0}
+#define CARPET(c, p, ...)                                                      \
+  {                                                                            \
+    c, p, (const int[]){__VA_ARGS__},                                          \
+        (int)(sizeof((const int[]){__VA_ARGS__}) / sizeof(int))                \
+  }
+#define CARPET_NONE(c, p)                                                      \
+  { c, p, NULL, 0 }
 
 static ft_resolution *res_new(void) {
   ft_resolution *r = malloc(sizeof *r);
@@ -49,9 +52,10 @@ static void test_claim_and_contest_per_card(void **state) {
  * order; duplicate indices count once. */
 static void test_deterministic_order(void **state) {
   (void)state;
-  ft_carpet_on a[] = {CARPET("yellow", "zoe", 9, 3, 3), CARPET("red", "anna", 7, 5),
-                      CARPET("blue", "ben", 7, 0), CARPET("green", "cleo", 5),
-                      CARPET_NONE("white", "wim"), CARPET_NONE("black", "bo")};
+  ft_carpet_on a[] = {
+      CARPET("yellow", "zoe", 9, 3, 3), CARPET("red", "anna", 7, 5),
+      CARPET("blue", "ben", 7, 0),      CARPET("green", "cleo", 5),
+      CARPET_NONE("white", "wim"),      CARPET_NONE("black", "bo")};
   ft_carpet_on b[] = {a[5], a[3], a[2], a[4], a[1], a[0]};
   ft_resolution *r1 = res_new(), *r2 = res_new();
   assert_int_equal(ft_resolve(NULL, a, 6, 12, r1, NULL), TP_OK);
@@ -119,19 +123,23 @@ static void expect_resolve_error(const ft_carpet_on *in, int n, int n_cards,
 static void test_resolve_errors(void **state) {
   (void)state;
   ft_carpet_on bad_index[] = {CARPET("red", "a", 12)};
-  expect_resolve_error(bad_index, 1, 12, "card 12, but the cards are numbered 0..11");
+  expect_resolve_error(bad_index, 1, 12,
+                       "card 12, but the cards are numbered 0..11");
   ft_carpet_on neg[] = {CARPET("red", "a", -1)};
   expect_resolve_error(neg, 1, 12, "card -1");
   ft_carpet_on twice[] = {CARPET("red", "a", 1), CARPET("red", "b", 2)};
   expect_resolve_error(twice, 2, 12, "carpet 'red' is given twice");
   ft_carpet_on noname[] = {CARPET("red", "", 1)};
   expect_resolve_error(noname, 1, 12, "no colour or no player");
-  ft_carpet_on longname[] = {CARPET("red", "a-very-long-player-name-beyond-32", 1)};
+  ft_carpet_on longname[] = {
+      CARPET("red", "a-very-long-player-name-beyond-32", 1)};
   expect_resolve_error(longname, 1, 12, "longer than 31");
   expect_resolve_error(NULL, 0, FT_MAX_CARDS + 1, "at most 64");
   ft_carpet_on many[9];
-  static const char *const names[] = {"a", "b", "c", "d", "e", "f", "g", "h", "i"};
-  for (int i = 0; i < 9; i++) many[i] = (ft_carpet_on){names[i], names[i], NULL, 0};
+  static const char *const names[] = {"a", "b", "c", "d", "e",
+                                      "f", "g", "h", "i"};
+  for (int i = 0; i < 9; i++)
+    many[i] = (ft_carpet_on){names[i], names[i], NULL, 0};
   expect_resolve_error(many, 9, 4, "more than 8 players");
 }
 
@@ -139,7 +147,8 @@ static void test_players_parse(void **state) {
   (void)state;
   ft_players p;
   tp_error err;
-  assert_int_equal(ft_players_parse("anna=red+yellow,ben=blue+green", &p, &err), TP_OK);
+  assert_int_equal(ft_players_parse("anna=red+yellow,ben=blue+green", &p, &err),
+                   TP_OK);
   assert_int_equal(p.n_players, 2);
   assert_string_equal(p.players[1].name, "ben");
   assert_int_equal(p.players[1].n_carpets, 2);
@@ -155,7 +164,8 @@ static void test_players_parse(void **state) {
   ft_rules rules;
   ft_rules_default(&rules);
   assert_int_equal(ft_players_check_game(&p, &rules, &err), TP_OK);
-  assert_int_equal(ft_players_parse("anna=red,ben=blue,cleo=green", &p, &err), TP_OK);
+  assert_int_equal(ft_players_parse("anna=red,ben=blue,cleo=green", &p, &err),
+                   TP_OK);
   assert_int_equal(ft_players_check_game(&p, &rules, &err), TP_OK);
   assert_int_equal(ft_players_parse("anna=red,ben=blue", &p, &err), TP_OK);
   assert_int_equal(ft_players_check_game(&p, &rules, &err), TP_ERR_INVALID);
@@ -189,7 +199,8 @@ static void test_players_errors(void **state) {
   expect_players_error("anna=red,ben=red", "carpet 'red' is given twice");
   expect_players_error("anna=red+red", "carpet 'red' is given twice");
   expect_players_error("a=1+2+3+4+5", "more than 4 carpets");
-  expect_players_error("a=1,b=2,c=3,d=4,e=5,f=6,g=7,h=8,i=9", "more than 8 players");
+  expect_players_error("a=1,b=2,c=3,d=4,e=5,f=6,g=7,h=8,i=9",
+                       "more than 8 players");
   expect_players_error("a=b=c", "carpet colour 'b=c'");
 }
 
@@ -224,7 +235,8 @@ static void expect_rules_error(const char *text, const char *what) {
   r.treasure = 42; /* a marker: a failed load must not touch *rules */
   before = r;
   tp_error err = {{0}};
-  assert_int_not_equal(ft_rules_load_text("my.rules", text, strlen(text), &r, &err), TP_OK);
+  assert_int_not_equal(
+      ft_rules_load_text("my.rules", text, strlen(text), &r, &err), TP_OK);
   if (!strstr(err.text, what)) fail_msg("'%s' lacks '%s'", err.text, what);
   assert_memory_equal(&r, &before, sizeof r);
 }
@@ -235,7 +247,8 @@ static void test_rules_changes_and_errors(void **state) {
   const char *text = "palace_most = 4\ngenie_swap = after_flight\n"
                      "genies_3p_a = 8, 3, 1\nadventure_sets = 1,2,3,4,5\n"
                      "same_player_carpets = void\ntie = none\n";
-  assert_int_equal(ft_rules_load_text("x", text, strlen(text), &r, NULL), TP_OK);
+  assert_int_equal(ft_rules_load_text("x", text, strlen(text), &r, NULL),
+                   TP_OK);
   assert_int_equal(r.palace_most, 4);
   assert_int_equal(r.swap_timing, FT_SWAP_AFTER_FLIGHT);
   assert_int_equal(r.genie_set_size[3][0], 3);
@@ -243,12 +256,18 @@ static void test_rules_changes_and_errors(void **state) {
   assert_int_equal(r.same_player, FT_SAME_PLAYER_VOID);
   assert_false(r.shared_win);
   assert_int_equal(r.palace_fewest, -5);
-  expect_rules_error("\npalace_mots = 4\n", "my.rules: line 2: unknown key 'palace_mots'");
-  expect_rules_error("desert = -5\ndesert = -4\n", "my.rules: line 2: key 'desert' is already set on line 1");
-  expect_rules_error("desert = lots\n", "my.rules: line 1: desert = 'lots': expected an integer");
+  expect_rules_error("\npalace_mots = 4\n",
+                     "my.rules: line 2: unknown key 'palace_mots'");
+  expect_rules_error("desert = -5\ndesert = -4\n",
+                     "my.rules: line 2: key 'desert' is already set on line 1");
+  expect_rules_error("desert = lots\n",
+                     "my.rules: line 1: desert = 'lots': expected an integer");
   expect_rules_error("tie = coin\n", "one of shared|none");
-  expect_rules_error("adventure_sets = 1, 3, 6\n", "adventure_sets = '1, 3, 6': expected 5 to 5 integers");
-  expect_rules_error("# x\ngenies_4p_b = 7, 8\n", "my.rules: line 2: genies_4p_b: genie 8 is also in genies_4p_a");
+  expect_rules_error("adventure_sets = 1, 3, 6\n",
+                     "adventure_sets = '1, 3, 6': expected 5 to 5 integers");
+  expect_rules_error(
+      "# x\ngenies_4p_b = 7, 8\n",
+      "my.rules: line 2: genies_4p_b: genie 8 is also in genies_4p_a");
   expect_rules_error("carpets_2p = 0\n", "line 1: carpets_2p = '0'");
   tp_error err;
   assert_int_equal(ft_rules_load("/no/such.rules", &r, &err), TP_ERR_IO);
