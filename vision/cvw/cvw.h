@@ -122,7 +122,11 @@ typedef enum {
   CVW_REFINE_SUBPIX,    /* cornerSubPix on the image gradient: best on sharp
                            markers, can slide on blurred or tiny ones */
   CVW_REFINE_CONTOUR,   /* line fit on the contour points: robust, coarse */
-  CVW_REFINE_APRILTAG   /* AprilTag 2 quad fitting (slow) */
+  CVW_REFINE_APRILTAG,  /* AprilTag 2 quad fitting (slow) */
+  CVW_REFINE_EDGES      /* teppich: SUBPIX, then a line fitted to each outer
+                           edge's sub-pixel crossings, lines intersected: no
+                           inward bias on blur (the marker's apparent size
+                           sets the table scale) */
 } cvw_refine;
 
 /* Detector tunables. Start from cvw_detector_params_default() and change

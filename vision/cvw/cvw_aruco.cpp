@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cvw_internal.hpp"
+#include "cvw_refine.h"
 
 #include <opencv2/imgproc.hpp>
 #if CVW__ARUCO_DETECTOR_API
@@ -63,6 +64,7 @@ int refine_method(cvw_refine r) {
     case CVW_REFINE_SUBPIX: return aruco::CORNER_REFINE_SUBPIX;
     case CVW_REFINE_CONTOUR: return aruco::CORNER_REFINE_CONTOUR;
     case CVW_REFINE_APRILTAG: return aruco::CORNER_REFINE_APRILTAG;
+    case CVW_REFINE_EDGES: return aruco::CORNER_REFINE_SUBPIX; /* then ours */
     default: return aruco::CORNER_REFINE_NONE;
   }
 }
@@ -78,7 +80,7 @@ void apply_params(aruco::DetectorParameters &p, const cvw_detector_params &c) {
 }
 
 tp_status check_params(const cvw_detector_params &c, tp_error *err) {
-  bool ok = c.refine >= CVW_REFINE_NONE && c.refine <= CVW_REFINE_APRILTAG &&
+  bool ok = c.refine >= CVW_REFINE_NONE && c.refine <= CVW_REFINE_EDGES &&
             c.refine_window_px >= 1 && c.refine_window_px <= 50 &&
             c.min_perimeter_rate > 0 && c.min_perimeter_rate < 4 &&
             c.thresh_win_min >= 3 && c.thresh_win_max >= c.thresh_win_min &&
@@ -100,6 +102,7 @@ struct cvw_dict {
 
 struct cvw_detector {
   DictHandle dict;
+  int cells; /* marker side in cells: bits + 2 */
   cvw_detector_params params;
 #if CVW__ARUCO_DETECTOR_API
   aruco::ArucoDetector detector;
@@ -180,7 +183,7 @@ extern "C" void cvw_detector_params_opencv(cvw_detector_params *p) {
 extern "C" void cvw_detector_params_default(cvw_detector_params *p) {
   if (!p) return;
   cvw_detector_params_opencv(p);
-  p->refine = CVW_REFINE_SUBPIX;
+  p->refine = CVW_REFINE_EDGES;
   p->refine_window_px = 3;
   p->min_perimeter_rate = 0.02;
 }
@@ -199,6 +202,7 @@ extern "C" tp_status cvw_detector_create(const cvw_dict *dict,
   return cvw__guard(err, "marker detector", [&]() -> tp_status {
     cvw_detector *d = new cvw_detector();
     d->dict = dict->dict;
+    d->cells = dict->bits + 2;
     d->params = p;
 #if CVW__ARUCO_DETECTOR_API
     aruco::DetectorParameters cp;
@@ -237,6 +241,9 @@ extern "C" tp_status cvw_detect_markers(cvw_detector *det, const tp_image *img,
         ms[i].corners[k][0] = corners[i][k].x;
         ms[i].corners[k][1] = corners[i][k].y;
       }
+      if (det->params.refine == CVW_REFINE_EDGES)
+        cvw__refine_edges(gray.ptr<uint8_t>(), gray.cols, gray.rows, gray.step[0],
+                          det->cells, ms[i].corners);
     }
     std::sort(ms.begin(), ms.end(), [](const cvw_marker &a, const cvw_marker &b) {
       if (a.id != b.id) return a.id < b.id;
