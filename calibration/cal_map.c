@@ -98,7 +98,8 @@ static double tilt_deg(const cal_calib *c) {
   double cx = c->width / 2.0, cy = c->height / 2.0, fx, fy;
   const double *h = c->h;
   double hp[9];
-  if (c->has_lens) {
+  bool known_focal = c->has_lens && !c->lens.from_markers;
+  if (known_focal) {
     cx = c->lens.cx;
     cy = c->lens.cy;
     fx = c->lens.fx;
@@ -109,7 +110,7 @@ static double tilt_deg(const cal_calib *c) {
     hp[3 + j] = h[3 + j] - cy * h[6 + j];
     hp[6 + j] = h[6 + j];
   }
-  if (!c->has_lens) {
+  if (!known_focal) {
     double a1 = hp[0] * hp[1] + hp[3] * hp[4], b1 = hp[6] * hp[7];
     double a2 = hp[0] * hp[0] + hp[3] * hp[3] - hp[1] * hp[1] - hp[4] * hp[4];
     double b2 = hp[6] * hp[6] - hp[7] * hp[7];

@@ -242,3 +242,28 @@ tp_status cal_session_solve(cal_session *s, cal_calib **out, tp_error *err) {
   *out = c;
   return TP_OK;
 }
+
+bool cal_parse_ids(const char *text, int *ids, int *n, int max) {
+  *n = 0;
+  const char *p = text;
+  while (*p) {
+    char *end;
+    if (*p < '0' || *p > '9') return false;
+    long lo = strtol(p, &end, 10), hi = lo;
+    if (*end == '-') {
+      p = end + 1;
+      if (*p < '0' || *p > '9') return false;
+      hi = strtol(p, &end, 10);
+    }
+    if (lo > 99999 || hi > 99999 || hi < lo || (*end && *end != ',')) return false;
+    for (long id = lo; id <= hi; id++) {
+      if (*n >= max) return false;
+      for (int k = 0; k < *n; k++)
+        if (ids[k] == id) return false;
+      ids[(*n)++] = (int)id;
+    }
+    p = *end ? end + 1 : end;
+    if (*end == ',' && !*p) return false;
+  }
+  return *n > 0;
+}

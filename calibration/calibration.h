@@ -235,6 +235,12 @@ tp_status cal_board_write(const cal_board *board, cal_paper paper,
 tp_status cal_annotate_write(const cal_calib *c, const tp_image *photo,
                              const char *path, tp_error *err);
 
+/* ---- command-line helper ---------------------------------------------- */
+
+/* Parses marker ids "0,1,2,3", "0-3" or a mix ("0-3,7") into ids (at most
+ * max, all distinct, each 0..99999); false if the text is not that. */
+bool cal_parse_ids(const char *text, int *ids, int *n, int max);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,6 +17,8 @@
  * Sections, one per source file, so that engineers do not collide:
  *   1. images: file read/write, encode/decode            cvw_image.cpp
  *   2. markers: dictionaries, drawing, detection         cvw_aruco.cpp
+ *      (corner refinement by edge fitting: cvw_refine.c)
+ *   2b. ChArUco boards, lens calibration                 cvw_charuco.cpp
  *   3. video: OpenCV VideoCapture (capture engineer)     cvw_video.cpp
  *   4. vision tasks (vision engineer)                    cvw_<task>.cpp
  * Add a new section at the end with its own heading; keep one file each. */
@@ -168,6 +170,45 @@ void cvw_detector_destroy(cvw_detector *det);
 tp_status cvw_detect_markers(cvw_detector *det, const tp_image *img,
                              cvw_marker *out, size_t cap, size_t *found,
                              tp_error *err);
+
+/* ======================================================================
+ * 2b. ChArUco boards and lens calibration (cvw_charuco.cpp)
+ * ====================================================================== */
+
+/* A ChArUco board: a chessboard of squares_x x squares_y squares with
+ * markers of `dict` in the white squares (OpenCV's layout; boards with an
+ * even row count use the OpenCV 4.6 "legacy" pattern in every version).
+ * Lengths in any unit (teppich uses mm). */
+typedef struct cvw_charuco cvw_charuco;
+tp_status cvw_charuco_create(const cvw_dict *dict, int squares_x, int squares_y,
+                             double square_len, double marker_len,
+                             cvw_charuco **out, tp_error *err);
+void cvw_charuco_destroy(cvw_charuco *board);
+/* Inner chessboard corners: (squares_x - 1) * (squares_y - 1). */
+int cvw_charuco_corner_count(const cvw_charuco *board);
+/* Position of inner corner `id` on the board plane, in board units. */
+bool cvw_charuco_corner_position(const cvw_charuco *board, int id, double xy[2]);
+/* Draws the board, no margin, into a caller-sized gray image (its aspect
+ * should match the board's). */
+tp_status cvw_charuco_draw(const cvw_charuco *board, tp_image *out, tp_error *err);
+/* Finds inner corners in a photo: ids and sub-pixel positions (at most
+ * cap written; *found = number found). */
+tp_status cvw_charuco_detect(const cvw_charuco *board, const tp_image *img,
+                             int *ids, double (*px)[2], size_t cap,
+                             size_t *found, tp_error *err);
+
+/* Pinhole + radial-tangential (k1 k2 p1 p2 k3) camera, OpenCV's model. */
+typedef struct {
+  double fx, fy, cx, cy;
+  double k1, k2, p1, p2, k3;
+  double rms_px; /* reprojection error */
+} cvw_camera;
+
+/* Calibrates a camera from n_views views of planar points: obj (board
+ * plane) and img (pixels) hold counts[0] + counts[1] + ... points. */
+tp_status cvw_calibrate_camera(const double (*obj)[2], const double (*img)[2],
+                               const size_t *counts, size_t n_views, int width,
+                               int height, cvw_camera *out, tp_error *err);
 
 /* ======================================================================
  * 3. Video: OpenCV VideoCapture / VideoWriter (cvw_video.cpp; used by
