@@ -19,6 +19,9 @@ struct cal_session {
   char other_dict[32];
   int other_count;
   int frames_probed;
+  /* Markers of the dictionary seen but not used (not frame ids). */
+  int ignored_ids[8];
+  int n_ignored;
 };
 
 void cal_options_default(cal_options *opt) {
@@ -26,7 +29,7 @@ void cal_options_default(cal_options *opt) {
   snprintf(opt->dict, sizeof opt->dict, "4X4_50");
   opt->marker_mm = 40;
   for (int i = 0; i < 4; i++) opt->frame_ids[i] = i;
-  opt->use_other_markers = true;
+  opt->use_other_markers = false;
   opt->radial_terms = 2;
 }
 
@@ -116,6 +119,12 @@ static tp_status lens_for_size(const cal_lens *l, int w, int h, cal_lens *out, t
   return TP_OK;
 }
 
+static void note_ignored(cal_session *s, int id) {
+  for (int k = 0; k < s->n_ignored; k++)
+    if (s->ignored_ids[k] == id) return;
+  if (s->n_ignored < 8) s->ignored_ids[s->n_ignored++] = id;
+}
+
 tp_status cal_session_add_markers(cal_session *s, const cvw_marker *m, size_t n, int width,
                                   int height, const char *name, tp_error *err) {
   if (!name) name = "frame";
@@ -126,7 +135,7 @@ tp_status cal_session_add_markers(cal_session *s, const cvw_marker *m, size_t n,
                         name, width, height, s->width, s->height);
   for (size_t i = 0; i < n; i++)
     for (size_t j = 0; j < i; j++)
-      if (m[i].id == m[j].id)
+      if (m[i].id == m[j].id && wanted(s, m[i].id))
         return tp_error_set(err, TP_ERR_INVALID,
                             "%s: marker %d appears twice; remove the duplicate from the table",
                             name, m[i].id);
@@ -143,7 +152,10 @@ tp_status cal_session_add_markers(cal_session *s, const cvw_marker *m, size_t n,
     s->cap_obs = cap;
   }
   for (size_t i = 0; i < n; i++) {
-    if (!wanted(s, m[i].id)) continue;
+    if (!wanted(s, m[i].id)) {
+      note_ignored(s, m[i].id);
+      continue;
+    }
     cal__obs *o = &s->obs[s->n_obs++];
     o->id = m[i].id;
     o->frame = s->frames;
@@ -209,6 +221,17 @@ static tp_status check_solvable(const cal_session *s, tp_error *err) {
                         "no %s markers found, but %d marker%s of %s: use --dict %s",
                         s->opt.dict, s->other_count, s->other_count > 1 ? "s" : "",
                         s->other_dict, s->other_dict);
+  if (!s->n_obs && s->n_ignored) {
+    char list[64] = "";
+    for (int k = 0; k < s->n_ignored; k++) {
+      size_t l = strlen(list);
+      snprintf(list + l, sizeof list - l, "%s%d", k ? " " : "", s->ignored_ids[k]);
+    }
+    return tp_error_set(err, TP_ERR_NOTFOUND,
+                        "found %s markers %s but none of the frame markers %d %d %d %d; lay "
+                        "those out or pick others with --ids",
+                        s->opt.dict, list, ids[0], ids[1], ids[2], ids[3]);
+  }
   if (!s->n_obs)
     return tp_error_set(err, TP_ERR_NOTFOUND,
                         "no %s markers found in %d image%s: print them with `teppich markers "

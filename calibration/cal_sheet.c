@@ -22,6 +22,7 @@ void cal_sheet_default(cal_sheet *sheet) {
   sheet->n_ids = 4;
   sheet->marker_mm = 40;
   sheet->paper = CAL_PAPER_A4;
+  sheet->png_dpi = PNG_DPI;
 }
 
 static void paper_size(cal_paper paper, double *w, double *h) {
@@ -73,7 +74,8 @@ typedef struct {
   double page_w, page_h;
 } page_doc;
 
-static tp_status doc_open(page_doc *d, const char *path, cal_paper paper, tp_error *err) {
+static tp_status doc_open(page_doc *d, const char *path, cal_paper paper, double dpi,
+                          tp_error *err) {
   memset(d, 0, sizeof *d);
   if (!out_kind_of(path, &d->kind))
     return tp_error_set(err, TP_ERR_INVALID, "%s: use a .pdf or .png file name", path);
@@ -84,7 +86,10 @@ static tp_status doc_open(page_doc *d, const char *path, cal_paper paper, tp_err
     d->surface = cairo_pdf_surface_create_for_stream(membuf_write, &d->buf, d->page_w * scale,
                                                      d->page_h * scale);
   } else {
-    scale = PNG_DPI / MM_PER_INCH;
+    if (!(dpi >= 50 && dpi <= 1200))
+      return tp_error_set(err, TP_ERR_INVALID, "%s: PNG resolution %g dpi is not in 50..1200",
+                          path, dpi);
+    scale = dpi / MM_PER_INCH;
     d->surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)ceil(d->page_w * scale),
                                             (int)ceil(d->page_h * scale));
   }
@@ -255,7 +260,7 @@ tp_status cal_sheet_write(const cal_sheet *s, const char *path, tp_error *err) {
       st = tp_error_set(err, TP_ERR_INVALID, "marker id %d is not in %s (0..%d)", s->ids[i],
                         s->dict, cvw_dict_marker_count(dict) - 1);
   page_doc d;
-  if (st == TP_OK) st = doc_open(&d, path, s->paper, err);
+  if (st == TP_OK) st = doc_open(&d, path, s->paper, s->png_dpi, err);
   if (st != TP_OK) {
     cvw_dict_destroy(dict);
     return st;
@@ -296,7 +301,8 @@ tp_status cal_sheet_write(const cal_sheet *s, const char *path, tp_error *err) {
 
 /* ---- the ChArUco board ---- */
 
-tp_status cal_board_write(const cal_board *b, cal_paper paper, const char *path, tp_error *err) {
+tp_status cal_board_write(const cal_board *b, cal_paper paper, double png_dpi, const char *path,
+                          tp_error *err) {
   cvw_dict *dict;
   cvw_charuco *board = NULL;
   tp_status st = cvw_dict_create(b->dict, &dict, err);
@@ -315,7 +321,7 @@ tp_status cal_board_write(const cal_board *b, cal_paper paper, const char *path,
   tp_image img = {0};
   if (st == TP_OK) st = tp_image_alloc(&img, (int)lround(w_mm * 10), (int)lround(h_mm * 10), 1);
   if (st == TP_OK) st = cvw_charuco_draw(board, &img, err);
-  if (st == TP_OK) st = doc_open(&d, path, paper, err);
+  if (st == TP_OK) st = doc_open(&d, path, paper, png_dpi > 0 ? png_dpi : PNG_DPI, err);
   if (st == TP_OK) {
     doc_clear_page(&d);
     cairo_set_source_rgb(d.cr, 0, 0, 0);

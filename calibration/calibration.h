@@ -66,7 +66,8 @@ typedef struct {
   bool has_lens;   /* apply `lens` to every corner before fitting */
   cal_lens lens;
   /* Markers with ids outside frame_ids are also used (they must then all
-   * be printed at marker_mm). */
+   * be printed at marker_mm). Off by default: card art can look like a
+   * marker now and then, and one false marker spoils the fit. */
   bool use_other_markers;
   /* Without a lens model: radial distortion terms (0..2) to estimate from
    * the markers themselves (needs 3+ markers). */
@@ -217,16 +218,18 @@ typedef struct {
   int n_ids;
   double marker_mm;
   cal_paper paper;
+  double png_dpi; /* PNG resolution (default 300) */
 } cal_sheet;
 void cal_sheet_default(cal_sheet *sheet);
 
-/* Writes a print-ready marker sheet: PDF (pages as needed) or PNG (300
- * dpi, one page) by the extension of path; atomically. */
+/* Writes a print-ready marker sheet: PDF (pages as needed) or PNG (one
+ * page at png_dpi) by the extension of path; atomically. */
 tp_status cal_sheet_write(const cal_sheet *sheet, const char *path,
                           tp_error *err);
-/* Writes the ChArUco board for `calibrate lens` (PDF or PNG). */
+/* Writes the ChArUco board for `calibrate lens` (PDF, or PNG at png_dpi;
+ * 0: 300). */
 tp_status cal_board_write(const cal_board *board, cal_paper paper,
-                          const char *path, tp_error *err);
+                          double png_dpi, const char *path, tp_error *err);
 
 /* ---- annotation -------------------------------------------------------- */
 

@@ -18,11 +18,11 @@
 
 static const char usage[] =
     "usage: teppich markers sheet --out FILE.pdf|FILE.png [--dict NAME] [--ids 0,1,2,3]\n"
-    "                             [--size-mm 40] [--paper a4|letter]\n"
+    "                             [--size-mm 40] [--paper a4|letter] [--dpi 300]\n"
     "       teppich markers detect IMAGE [--dict NAME] [--json]\n"
     "       teppich markers board --out FILE.pdf|FILE.png [--paper a4|letter]\n"
     "                             [--dict 5X5_100] [--squares 7x5] [--square-mm 25]\n"
-    "                             [--marker-mm 18]\n\n"
+    "                             [--marker-mm 18] [--dpi 300]\n\n"
     "sheet   print-ready calibration markers (default 4X4_50 ids 0-3, 40 mm) with ids,\n"
     "        an \"up\" arrow, a ruler to check the printer's scale, and cut lines\n"
     "detect  find markers in a photo; --json prints\n"
@@ -69,6 +69,10 @@ static int run_sheet(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--paper")) {
       if (!(v = option_value(argc, argv, &i))) return 2;
       if (!parse_paper(v, &sheet.paper)) return cli_fail(2, "--paper '%s': use a4 or letter", v);
+    } else if (!strcmp(argv[i], "--dpi")) {
+      if (!(v = option_value(argc, argv, &i))) return 2;
+      if (!cli_parse_double(v, 50, 1200, &sheet.png_dpi))
+        return cli_fail(2, "--dpi '%s' is not in 50..1200", v);
     } else {
       return cli_fail(2, "markers sheet: unknown argument '%s' (see --help)", argv[i]);
     }
@@ -92,6 +96,7 @@ static int run_board(int argc, char **argv) {
   cal_board board;
   cal_board_default(&board);
   cal_paper paper = CAL_PAPER_A4;
+  double dpi = 300;
   const char *out = NULL, *v;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--out")) {
@@ -114,13 +119,16 @@ static int run_board(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--paper")) {
       if (!(v = option_value(argc, argv, &i))) return 2;
       if (!parse_paper(v, &paper)) return cli_fail(2, "--paper '%s': use a4 or letter", v);
+    } else if (!strcmp(argv[i], "--dpi")) {
+      if (!(v = option_value(argc, argv, &i))) return 2;
+      if (!cli_parse_double(v, 50, 1200, &dpi)) return cli_fail(2, "--dpi '%s' is not in 50..1200", v);
     } else {
       return cli_fail(2, "markers board: unknown argument '%s' (see --help)", argv[i]);
     }
   }
   if (!out) return cli_fail(2, "markers board: --out FILE.pdf or FILE.png is required");
   tp_error err;
-  if (cal_board_write(&board, paper, out, &err) != TP_OK) return cli_fail(2, "%s", err.text);
+  if (cal_board_write(&board, paper, dpi, out, &err) != TP_OK) return cli_fail(2, "%s", err.text);
   printf("wrote %s: ChArUco board %s, %dx%d squares of %g mm, markers %g mm\n", out, board.dict,
          board.squares_x, board.squares_y, board.square_mm, board.marker_mm);
   return 0;
