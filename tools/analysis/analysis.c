@@ -124,8 +124,8 @@ static tp_status resolve(an_session *s, an_report *r, tp_error *err) {
   return st;
 }
 
-tp_status an_run_image(an_session *s, const tp_image *rgb, an_report *out,
-                       tp_error *err) {
+tp_status an_run_image(an_session *s, const tp_image *rgb,
+                       const vis_table_map *map, an_report *out, tp_error *err) {
   memset(out, 0, sizeof *out);
   double t0 = now_ms();
   tp_status st = tp_image_alloc(&out->photo, rgb->width, rgb->height, 3);
@@ -133,7 +133,11 @@ tp_status an_run_image(an_session *s, const tp_image *rgb, an_report *out,
   for (int y = 0; y < rgb->height; y++)
     memcpy(tp_image_row(&out->photo, y), tp_image_row(rgb, y), (size_t)rgb->width * 3);
   double copy_ms = now_ms() - t0;
-  st = vis_analyze(s->an, rgb, NULL, &out->vis, err);
+  if (map) {
+    out->has_map = true;
+    out->map = *map;
+  }
+  st = vis_analyze(s->an, rgb, map, &out->vis, err);
   if (!st) st = resolve(s, out, err);
   out->vis.profile.total_ms += copy_ms + out->vis.profile.rules_ms;
   return st;
@@ -147,7 +151,7 @@ tp_status an_run_file(an_session *s, const char *path, an_report *out,
   tp_status st = cvw_image_read(path, 3, &img, err);
   double decode = now_ms() - t0;
   if (st) return st;
-  st = an_run_image(s, &img, out, err);
+  st = an_run_image(s, &img, NULL, out, err);
   tp_image_free(&img);
   out->vis.profile.decode_ms = decode;
   out->vis.profile.total_ms += decode;

@@ -31,6 +31,8 @@ typedef struct {
   ft_resolution rules;
   char players[VIS_MAX_CARPETS][FT_NAME_MAX]; /* per carpet of vis */
   tp_image photo; /* the analysed RGB photo (kept for --annotate) */
+  bool has_map;   /* drawn through map instead of vis.homography */
+  vis_table_map map;
 } an_report;
 
 void an_report_free(an_report *r); /* NULL-safe, resets */
@@ -38,9 +40,10 @@ void an_report_free(an_report *r); /* NULL-safe, resets */
 /* Decodes the file (timed as decode_ms) and analyses it. */
 tp_status an_run_file(an_session *s, const char *path, an_report *out,
                       tp_error *err);
-/* Analyses a photo already in memory (copied into the report). */
-tp_status an_run_image(an_session *s, const tp_image *rgb, an_report *out,
-                       tp_error *err);
+/* Analyses a photo already in memory (copied into the report). map NULL:
+ * the session's calibration or the photo's markers. */
+tp_status an_run_image(an_session *s, const tp_image *rgb,
+                       const vis_table_map *map, an_report *out, tp_error *err);
 
 /* Spec section 4 JSON and the readable summary (malloc'd, NULL on OOM). */
 char *an_report_json(const an_session *s, const an_report *r);

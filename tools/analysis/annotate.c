@@ -28,9 +28,15 @@ static void colour_rgb(const char *name, double rgb[3]) {
 
 typedef struct {
   double h[9]; /* table mm -> image px */
+  const vis_table_map *map; /* or this */
 } mapper;
 
 static vis_pt to_px(const mapper *m, vis_pt p) {
+  if (m->map) {
+    double mm[2] = {p.x, p.y}, px[2] = {-1e4, -1e4};
+    m->map->table_to_image(m->map->user, mm, px);
+    return (vis_pt){px[0], px[1]};
+  }
   const double *h = m->h;
   double w = h[6] * p.x + h[7] * p.y + h[8];
   vis_pt q = {(h[0] * p.x + h[1] * p.y + h[2]) / w, (h[3] * p.x + h[4] * p.y + h[5]) / w};
@@ -182,8 +188,8 @@ static tp_status surface_to_rgb(cairo_surface_t *s, tp_image *out, tp_error *err
 tp_status an_annotate(const an_session *s, const an_report *r, const char *path,
                       tp_error *err) {
   const tp_image *ph = &r->photo;
-  mapper m;
-  if (!invert3(r->vis.homography, m.h))
+  mapper m = {.map = r->has_map ? &r->map : NULL};
+  if (!m.map && !invert3(r->vis.homography, m.h))
     return tp_error_set(err, TP_ERR_INVALID, "annotate: no table mapping");
   cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, ph->width, ph->height);
   if (cairo_surface_status(surf) != CAIRO_STATUS_SUCCESS) {

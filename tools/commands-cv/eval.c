@@ -11,7 +11,7 @@
 
 static const char usage[] =
     "usage: teppich eval [--count N] [--seed FIRST] [--difficulty easy|normal|hard|all]\n"
-    "                    [--failures DIR] [--verbose]\n"
+    "                    [--failures DIR] [--verbose] [--true-camera]\n"
     "\n"
     "Renders N random scenes per difficulty (seeds FIRST, FIRST+1, ...; default\n"
     "100000, a range never used for tuning), runs the same code as `teppich\n"
@@ -19,7 +19,9 @@ static const char usage[] =
     "compares with the truth: scenes exactly right, card recall and precision,\n"
     "type accuracy, carpet recall, on-top decisions, position error in mm.\n"
     "--failures DIR writes each failed scene's annotated picture and scene\n"
-    "JSON there (re-render with `teppich render SCENE.json`).\n";
+    "JSON there (re-render with `teppich render SCENE.json`). --true-camera\n"
+    "maps the table with the renderer's own camera instead of the markers:\n"
+    "what the vision gets wrong with a perfect calibration.\n";
 
 typedef struct {
   int scenes, exact, errors;
@@ -88,8 +90,15 @@ static void save_failure(const char *dir, const char *level, unsigned long seed,
   free(json);
 }
 
+/* --true-camera: the renderer's own camera as the table mapping, to tell
+ * the vision's errors from the calibration's. */
+static bool camera_to_image(void *user, const double mm[2], double px[2]) {
+  return rnd_camera_project(user, mm[0], mm[1], &px[0], &px[1]);
+}
+
 static int run_level(an_session *s, an_scenes *sc, rnd_difficulty level, const char *name,
-                     unsigned long first, int count, const char *failures, bool verbose) {
+                     unsigned long first, int count, const char *failures, bool verbose,
+                     bool true_camera) {
   tally t = {0};
   for (int i = 0; i < count; i++) {
     unsigned long seed = first + (unsigned long)i;
@@ -101,7 +110,8 @@ static int run_level(an_session *s, an_scenes *sc, rnd_difficulty level, const c
     memset(&rep, 0, sizeof rep);
     tp_status st = an_scenes_render(sc, &scene, &img, &err);
     if (!st) st = jpeg_round_trip(&scene, &img, &err);
-    if (!st) st = an_run_image(s, &img, &rep, &err);
+    vis_table_map truth_map = {camera_to_image, &scene.camera, {-150, -150, 710, 550}};
+    if (!st) st = an_run_image(s, &img, true_camera ? &truth_map : NULL, &rep, &err);
     tp_image_free(&img);
     an_score score;
     if (st) {
@@ -130,7 +140,7 @@ static int run(int argc, char **argv) {
   }
   long count = 20, first = 100000;
   const char *level = "all", *failures = NULL;
-  bool verbose = false;
+  bool verbose = false, true_camera = false;
   for (int i = 1; i < argc; i++) {
     bool v = i + 1 < argc;
     if (!strcmp(argv[i], "--count") && v) {
@@ -145,6 +155,8 @@ static int run(int argc, char **argv) {
       failures = argv[++i];
     } else if (!strcmp(argv[i], "--verbose")) {
       verbose = true;
+    } else if (!strcmp(argv[i], "--true-camera")) {
+      true_camera = true;
     } else {
       return cli_fail(2, "eval: unknown or incomplete option '%s' (see teppich eval --help)", argv[i]);
     }
@@ -169,7 +181,7 @@ static int run(int argc, char **argv) {
   for (int k = 0; k < 3; k++)
     if (want[k])
       run_level(s, sc, (rnd_difficulty)k, names[k], (unsigned long)first, (int)count, failures,
-                verbose);
+                verbose, true_camera);
   an_scenes_destroy(sc);
   an_session_destroy(s);
   return 0;

@@ -261,6 +261,12 @@ tp_status cvw_homography_fit(const double (*from)[2], const double (*to)[2],
 tp_status cvw_warp_homography(const tp_image *src, const double H[9],
                               tp_image *dst, tp_error *err);
 
+/* Fills the caller-allocated dst (same channels as src) with src sampled
+ * at (map_x[i], map_y[i]) for dst pixel i (row-major, width*height floats
+ * each, no padding). Bilinear; samples outside src are 0. */
+tp_status cvw_remap(const tp_image *src, const float *map_x,
+                    const float *map_y, tp_image *dst, tp_error *err);
+
 /* RGB -> CIE Lab in OpenCV's 8-bit scaling (L*255/100, a+128, b+128) into
  * the caller-allocated 3-channel dst of the same size. */
 tp_status cvw_rgb_to_lab(const tp_image *src, tp_image *dst, tp_error *err);
@@ -277,6 +283,12 @@ tp_status cvw_box_blur(tp_image *img, int radius, tp_error *err);
  * a float plane with `stride` floats per row. */
 tp_status cvw_box_blur_f32(float *data, int width, int height, int stride,
                            int radius, tp_error *err);
+
+/* Straight edges of an image (gray or RGB; OpenCV's LSD line segment
+ * detector), at least min_len pixels long. *segs (x1, y1, x2, y2 per
+ * segment) is malloc'd for the caller to free. */
+tp_status cvw_line_segments(const tp_image *img, double min_len, float **segs,
+                            int *n_segs, tp_error *err);
 
 /* Fills the holes (zero regions enclosed by non-zero pixels) of a gray
  * mask in place, up to max_hole_px pixels each. */

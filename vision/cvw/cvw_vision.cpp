@@ -2,6 +2,7 @@
 // fit and apply a homography (table rectification, card patches), colour
 // conversion, resizing, float plane smoothing and blob outlines.
 #include <cstdlib>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -162,6 +163,48 @@ extern "C" tp_status cvw_box_blur(tp_image *img, int radius, tp_error *err) {
     cv::Mat m = cvw__mat_view(img);
     cv::blur(m, m, cv::Size(2 * radius + 1, 2 * radius + 1), cv::Point(-1, -1),
              cv::BORDER_REPLICATE);
+    return TP_OK;
+  });
+}
+
+extern "C" tp_status cvw_remap(const tp_image *src, const float *map_x,
+                               const float *map_y, tp_image *dst, tp_error *err) {
+  return cvw__guard(err, "remap", [&]() -> tp_status {
+    if (!cvw__image_valid(src) || !cvw__image_valid(dst) || !map_x || !map_y ||
+        src->channels != dst->channels)
+      return tp_error_set(err, TP_ERR_INVALID, "remap: bad image or map");
+    cv::Mat mx(dst->height, dst->width, CV_32F, (void *)map_x);
+    cv::Mat my(dst->height, dst->width, CV_32F, (void *)map_y);
+    cv::Mat out = cvw__mat_view(dst);
+    cv::remap(cvw__mat_view(src), out, mx, my, cv::INTER_LINEAR, cv::BORDER_CONSTANT,
+              cv::Scalar::all(0));
+    return TP_OK;
+  });
+}
+
+extern "C" tp_status cvw_line_segments(const tp_image *img, double min_len,
+                                       float **segs, int *n_segs, tp_error *err) {
+  *segs = nullptr;
+  *n_segs = 0;
+  return cvw__guard(err, "line segments", [&]() -> tp_status {
+    if (!cvw__image_valid(img))
+      return tp_error_set(err, TP_ERR_INVALID, "line segments: bad image");
+    cv::Mat gray = cvw__gray(img);
+    cv::Ptr<cv::LineSegmentDetector> lsd = cv::createLineSegmentDetector(cv::LSD_REFINE_STD);
+    std::vector<cv::Vec4f> lines;
+    lsd->detect(gray, lines);
+    size_t n = 0;
+    for (const auto &l : lines)
+      if (std::hypot(l[2] - l[0], l[3] - l[1]) >= min_len) n++;
+    if (!n) return TP_OK;
+    float *out = (float *)malloc(n * 4 * sizeof(float));
+    if (!out) return tp_error_set(err, TP_ERR_NOMEM, "line segments: out of memory");
+    size_t k = 0;
+    for (const auto &l : lines)
+      if (std::hypot(l[2] - l[0], l[3] - l[1]) >= min_len)
+        for (int i = 0; i < 4; i++) out[k++] = l[i];
+    *segs = out;
+    *n_segs = (int)n;
     return TP_OK;
   });
 }

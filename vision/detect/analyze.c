@@ -39,7 +39,7 @@ void vis_settings_default(vis_settings *s) {
   s->marker_mm = 40;
   strcpy(s->dict, "4X4_50");
   s->type_min_score = 0.55;
-  s->type_min_margin = 0.08;
+  s->type_min_margin = 0.25;
   s->card_min_visible = 0.03;
   s->min_overlap_mm2 = 10;
 }
@@ -147,26 +147,52 @@ static void table_free(vis__table *t) {
   tp_image_free(&t->smooth);
 }
 
-/* The rectified table covers the markers' box and a margin around it. */
-static tp_status rectify(const vis_analyzer *an, const tp_image *rgb,
-                         const double H[9], vis__table *t, tp_error *err) {
-  double Hinv[9];
-  if (!vis__mat3_inv(H, Hinv))
-    return tp_error_set(err, TP_ERR_INVALID, "the table mapping is singular");
-  /* the table area: where the image corners land, limited to the markers'
-   * box plus a generous margin */
-  double x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9;
-  const double img_c[4][2] = {{0, 0}, {rgb->width - 1, 0},
-                              {rgb->width - 1, rgb->height - 1}, {0, rgb->height - 1}};
-  for (int i = 0; i < 4; i++) {
-    vis_pt p = vis__apply_h(H, img_c[i][0], img_c[i][1]);
-    x0 = fmin(x0, p.x), y0 = fmin(y0, p.y), x1 = fmax(x1, p.x), y1 = fmax(y1, p.y);
+/* The grid of image positions of the rectified table's pixels: the map
+ * is called on every 4th pixel and interpolated in between (the mapping
+ * is smooth; this saves most of its cost). */
+static tp_status remap_grid(const vis_table_map *map, const vis__table *t, float *mx,
+                            float *my) {
+  const int g = 4, w = t->rgb.width, h = t->rgb.height;
+  int gw = (w + g - 1) / g + 1, gh = (h + g - 1) / g + 1;
+  float *cx = malloc(sizeof(float) * (size_t)gw * (size_t)gh);
+  float *cy = malloc(sizeof(float) * (size_t)gw * (size_t)gh);
+  if (!cx || !cy) {
+    free(cx);
+    free(cy);
+    return TP_ERR_NOMEM;
   }
-  x0 = fmax(x0, -150), y0 = fmax(y0, -150);
-  x1 = fmin(x1, 1500), y1 = fmin(y1, 1500);
+  for (int j = 0; j < gh; j++)
+    for (int i = 0; i < gw; i++) {
+      vis_pt mm = vis__px_to_mm(t, (vis_pt){i * g, j * g});
+      double in[2] = {mm.x, mm.y}, px[2];
+      bool ok = map->table_to_image(map->user, in, px);
+      cx[j * gw + i] = ok ? (float)px[0] : -1e6f;
+      cy[j * gw + i] = ok ? (float)px[1] : -1e6f;
+    }
+  for (int y = 0; y < h; y++) {
+    int j = y / g;
+    float fy = (float)(y - j * g) / g;
+    for (int x = 0; x < w; x++) {
+      int i = x / g;
+      float fx = (float)(x - i * g) / g;
+      const float *a = cx + j * gw + i, *b = cy + j * gw + i;
+      mx[(size_t)y * w + x] = (1 - fy) * ((1 - fx) * a[0] + fx * a[1]) + fy * ((1 - fx) * a[gw] + fx * a[gw + 1]);
+      my[(size_t)y * w + x] = (1 - fy) * ((1 - fx) * b[0] + fx * b[1]) + fy * ((1 - fx) * b[gw] + fx * b[gw + 1]);
+    }
+  }
+  free(cx);
+  free(cy);
+  return TP_OK;
+}
+
+/* The rectified table: the map's area at px_per_mm, in RGB and Lab. */
+static tp_status rectify(const vis_analyzer *an, const tp_image *rgb,
+                         const vis_table_map *map, vis__table *t, tp_error *err) {
+  double x0 = fmax(map->area_mm[0], -2000), y0 = fmax(map->area_mm[1], -2000);
+  double x1 = fmin(map->area_mm[2], x0 + 2500), y1 = fmin(map->area_mm[3], y0 + 2500);
   double s = an->s.px_per_mm;
   int w = (int)ceil((x1 - x0) * s), h = (int)ceil((y1 - y0) * s);
-  if (w < 50 || h < 50)
+  if (!(w >= 50 && h >= 50))
     return tp_error_set(err, TP_ERR_NOTFOUND, "the table area is too small");
   t->px_per_mm = s;
   t->x0_mm = x0;
@@ -174,16 +200,45 @@ static tp_status rectify(const vis_analyzer *an, const tp_image *rgb,
   if (tp_image_alloc(&t->rgb, w, h, 3) || tp_image_alloc(&t->lab, w, h, 3) ||
       tp_image_alloc(&t->object, w, h, 1) || tp_image_alloc(&t->smooth, w, h, 3))
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the table image");
-  const double S[9] = {1 / s, 0, x0, 0, 1 / s, y0, 0, 0, 1};
-  double M[9];
-  vis__mat3_mul(Hinv, S, M);
-  tp_status st = cvw_warp_homography(rgb, M, &t->rgb, err);
+  float *mx = malloc(sizeof(float) * (size_t)w * (size_t)h);
+  float *my = malloc(sizeof(float) * (size_t)w * (size_t)h);
+  tp_status st = mx && my ? remap_grid(map, t, mx, my) : TP_ERR_NOMEM;
+  if (st) st = tp_error_set(err, st, "out of memory for the table image");
+  if (!st) st = cvw_remap(rgb, mx, my, &t->rgb, err);
+  free(mx);
+  free(my);
   if (!st) st = cvw_rgb_to_lab(&t->rgb, &t->lab, err);
   if (!st) {
-    for (int y = 0; y < h; y++) memcpy(tp_image_row(&t->smooth, y), tp_image_row(&t->lab, y), (size_t)w * 3);
+    for (int y = 0; y < h; y++)
+      memcpy(tp_image_row(&t->smooth, y), tp_image_row(&t->lab, y), (size_t)w * 3);
     st = cvw_box_blur(&t->smooth, (int)lround(s), err);
   }
   return st;
+}
+
+/* Without a calibration: a plain homography from the markers. */
+static bool homography_to_image(void *user, const double mm[2], double px[2]) {
+  const double *hinv = user;
+  double w = hinv[6] * mm[0] + hinv[7] * mm[1] + hinv[8];
+  if (w <= 0) return false;
+  vis_pt p = vis__apply_h(hinv, mm[0], mm[1]);
+  px[0] = p.x;
+  px[1] = p.y;
+  return true;
+}
+
+static void homography_area(const tp_image *rgb, const double H[9], double area[4]) {
+  double x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9;
+  const double c[4][2] = {{0, 0}, {rgb->width - 1, 0}, {rgb->width - 1, rgb->height - 1},
+                          {0, rgb->height - 1}};
+  for (int i = 0; i < 4; i++) {
+    vis_pt p = vis__apply_h(H, c[i][0], c[i][1]);
+    x0 = fmin(x0, p.x), y0 = fmin(y0, p.y), x1 = fmax(x1, p.x), y1 = fmax(y1, p.y);
+  }
+  area[0] = fmax(x0, -150);
+  area[1] = fmax(y0, -150);
+  area[2] = fmin(x1, 1500);
+  area[3] = fmin(y1, 1500);
 }
 
 /* ---------------------------------------------------------- results */
@@ -254,11 +309,17 @@ static tp_status build_result(const vis_analyzer *an, const vis__table *t,
       c->rect = rect_to_mm(t, &o->r_px);
       c->visible_fraction = visible;
       c->type_score = o->score;
-      c->type_margin = o->explained ? (double)(o->explained - o->second_explained) / o->explained : 0;
+      c->type_margin = o->disc_samples >= 0 ? o->disc_margin
+                       : o->explained ? (double)(o->explained - o->second_explained) / o->explained
+                                      : 0;
       c->upside_down = o->flipped; /* relative to the long axis angle */
       if (o->score < an->s.type_min_score) {
         c->uncertain = true;
         set_reason(c->reason, "the visible part matches no card face well");
+      } else if (o->second_face >= 0 && o->disc_samples >= 0 && o->disc_samples < 15) {
+        c->uncertain = true;
+        snprintf(c->reason, VIS_REASON_MAX, "too little shows to tell it from %s",
+                 vis_type_name(an->tpl[o->second_face].index));
       } else if (o->second_face >= 0 && c->type_margin < an->s.type_min_margin) {
         c->uncertain = true;
         snprintf(c->reason, VIS_REASON_MAX, "could also be %s",
@@ -376,7 +437,7 @@ static int by_int(const void *a, const void *b) {
 }
 
 tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
-                      const double *table_from_image, vis_result *res,
+                      const vis_table_map *map, vis_result *res,
                       tp_error *err) {
   memset(res, 0, sizeof *res);
   if (!rgb || !rgb->data || rgb->channels != 3 || rgb->width < 16 || rgb->height < 16)
@@ -387,15 +448,21 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
   vis__object *obj = NULL;
   int n_hyps = 0, n_obj = 0;
   tp_status st = TP_OK;
-  if (table_from_image) {
-    memcpy(res->homography, table_from_image, sizeof res->homography);
-  } else {
+  double hinv[9];
+  vis_table_map own;
+  if (!map) {
     st = find_table(an, rgb, res, res->homography, err);
+    if (!st && !vis__mat3_inv(res->homography, hinv))
+      st = tp_error_set(err, TP_ERR_NOTFOUND, "the table markers do not make a plane");
+    own.table_to_image = homography_to_image;
+    own.user = hinv;
+    if (!st) homography_area(rgb, res->homography, own.area_mm);
+    map = &own;
   }
   t1 = now_ms();
   res->profile.markers_ms = t1 - t0;
   if (st) goto done;
-  st = rectify(an, rgb, res->homography, &t, err);
+  st = rectify(an, rgb, map, &t, err);
   res->profile.mapping_ms = now_ms() - t1;
   t1 = now_ms();
   if (!st) st = vis__object_mask(&t, an->obj_hist, err);
@@ -412,7 +479,13 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
   vis__match_params mp = {.tau = 35, .min_ratio = 0.6, .step = 2};
   double card_samples = an->deck->card_mm[0] * an->deck->card_mm[1] / (mp.step * mp.step);
   mp.min_explained = (int)(an->s.card_min_visible * card_samples);
+  char logpath[1024];
+  if (an->s.debug_dir) {
+    snprintf(logpath, sizeof logpath, "%s/match.txt", an->s.debug_dir);
+    mp.log = fopen(logpath, "w");
+  }
   if (!st) st = vis__match(&t, an->tpl, an->n_tpl, hyps, n_hyps, &mp, &obj, &n_obj, err);
+  if (mp.log) fclose(mp.log);
   res->profile.identify_ms = now_ms() - t1;
   t1 = now_ms();
   if (!st && an->s.debug_dir) debug_objects(an, obj, n_obj);

@@ -89,8 +89,8 @@ static bool is_duplicate(const rect_list *l, const vis_rect *r) {
     const vis_rect *q = &l->v[i];
     double da = fabs(q->angle_deg - r->angle_deg);
     if (da > 90) da = 180 - da;
-    if (fabs(q->h - r->h) < 0.5 && fabs(q->w - r->w) < 0.5 && da < 2 &&
-        hypot(q->center.x - r->center.x, q->center.y - r->center.y) < 2)
+    if (fabs(q->h - r->h) < 0.5 && fabs(q->w - r->w) < 0.5 && da < 3 &&
+        hypot(q->center.x - r->center.x, q->center.y - r->center.y) < 3)
       return true;
   }
   return false;
@@ -130,7 +130,7 @@ static void corner_hypotheses(const vis__table *t, const seg *si,
         !seg_fits(sj, px, py, d2x, d2y, l2, tol))
       continue;
     vis_rect r = rect_from_corner(px, py, d1x, d1y, l1, d2x, d2y, l2);
-    if (!is_duplicate(out, &r) && vis__object_fraction(t, &r) > 0.35)
+    if (!is_duplicate(out, &r) && vis__object_fraction(t, &r) > 0.15)
       push_rect(out, &r);
   }
 }
@@ -153,6 +153,42 @@ static seg *outline_segments(const double *pts, const int *counts, int n_poly,
   }
   (void)n_poly;
   return s;
+}
+
+static double end_gap(const seg *a, const seg *b) {
+  double d1 = hypot(a->ax - b->ax, a->ay - b->ay), d2 = hypot(a->ax - b->bx, a->ay - b->by);
+  double d3 = hypot(a->bx - b->ax, a->by - b->ay), d4 = hypot(a->bx - b->bx, a->by - b->by);
+  return fmin(fmin(d1, d2), fmin(d3, d4));
+}
+
+/* Corners where two straight image edges (LSD) meet at a right angle:
+ * they find cards whose colours blend into the table (a tan bazaar on
+ * wood), where the object mask has no clean outline. */
+static void edge_hypotheses(const vis__table *t, const double (*sizes)[2], int n_sizes,
+                            double min_w, rect_list *out) {
+  float *raw = NULL;
+  int n = 0;
+  if (cvw_line_segments(&t->rgb, fmax(8, 0.12 * min_w), &raw, &n, NULL)) return;
+  seg *s = malloc(sizeof *s * (size_t)(n + 1));
+  if (!s) {
+    free(raw);
+    return;
+  }
+  for (int i = 0; i < n; i++) {
+    const float *r = raw + 4 * i;
+    s[i] = (seg){r[0], r[1], r[2], r[3], hypot(r[2] - r[0], r[3] - r[1]),
+                 atan2(r[3] - r[1], r[2] - r[0])};
+  }
+  free(raw);
+  const double gap = 3 * t->px_per_mm; /* corners are rounded: ends stop short */
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++) {
+      if (end_gap(&s[i], &s[j]) > 2 * gap) continue;
+      if (fabs(cos(s[i].angle - s[j].angle)) > 0.12) continue;
+      for (int k = 0; k < n_sizes; k++)
+        corner_hypotheses(t, &s[i], &s[j], sizes[k][0], sizes[k][1], out);
+    }
+  free(s);
 }
 
 tp_status vis__hypotheses(const vis__table *t, const double (*sizes)[2],
@@ -179,6 +215,7 @@ tp_status vis__hypotheses(const vis__table *t, const double (*sizes)[2],
   }
   free(pts);
   free(counts);
+  edge_hypotheses(t, sizes, n_sizes, min_w, &hyps);
   *out = hyps.v;
   *n_out = hyps.n;
   return TP_OK;

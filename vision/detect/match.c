@@ -258,10 +258,38 @@ static void rank_faces(const match_ctx *m, hyp *h) {
   }
 }
 
+/* Two faces of one family (the five adventures) share most of their
+ * print: decide between them only where they differ. Returns how many of
+ * those samples each explains; *n_disc the number of such samples. */
+static void discriminate(const match_ctx *m, const hyp *h, const vis__object *a,
+                         const vis__object *b, int *na, int *nb, int *n_disc) {
+  int N = h->tw * h->th;
+  const float *fa = m->tpl[a->face].lab, *fb = m->tpl[b->face].lab;
+  *na = *nb = *n_disc = 0;
+  for (int k = 0; k < h->n; k++) {
+    if (h->pix[k] < 0 || m->claim[h->pix[k]] >= 0) continue;
+    int ia = a->flipped ? N - 1 - h->idx[k] : h->idx[k];
+    int ib = b->flipped ? N - 1 - h->idx[k] : h->idx[k];
+    double d = 0, ra = 0, rb = 0;
+    for (int c = 0; c < 3; c++) {
+      double pa = a->gain[c] * fa[3 * ia + c] + a->offset[c];
+      double pb = b->gain[c] * fb[3 * ib + c] + b->offset[c];
+      d += channel_weight[c] * fabs(pa - pb);
+      ra += channel_weight[c] * fabs(h->lab[3 * k + c] - pa);
+      rb += channel_weight[c] * fabs(h->lab[3 * k + c] - pb);
+    }
+    if (d < m->mp->tau) continue; /* both faces look alike here */
+    (*n_disc)++;
+    *na += ra < rb;
+    *nb += rb < ra;
+  }
+}
+
 /* Best candidate face (and the runner-up of another kind/index). */
 static void score_hyp(const match_ctx *m, hyp *h) {
-  vis__object best = {0};
+  vis__object best = {0}, runner = {0};
   best.face = -1;
+  runner.face = -1;
   int second = 0, second_face = -1;
   for (int c = 0; c < h->n_cand; c++) {
     int f = h->cand_face[c];
@@ -272,12 +300,32 @@ static void score_hyp(const match_ctx *m, hyp *h) {
       if (best.face >= 0 && m->tpl[best.face].index != m->tpl[f].index) {
         second = best.explained;
         second_face = best.face;
+        runner = best;
       }
       best = o;
     } else if (o.explained > second && m->tpl[best.face].index != m->tpl[f].index) {
       second = o.explained;
       second_face = f;
+      runner = o;
     }
+  }
+  best.disc_samples = -1;
+  if (runner.face >= 0 && m->tpl[best.face].kind == VIS__FACE_TYPE &&
+      m->tpl[runner.face].kind == VIS__FACE_TYPE && runner.explained > 0.8 * best.explained) {
+    int na, nb, nd;
+    discriminate(m, h, &best, &runner, &na, &nb, &nd);
+    if (nb > na) { /* the runner-up explains the telling part better */
+      vis__object t = best;
+      best = runner;
+      runner = t;
+      int k = na;
+      na = nb;
+      nb = k;
+    }
+    second_face = runner.face;
+    second = runner.explained;
+    best.disc_samples = nd;
+    best.disc_margin = nd ? (double)(na - nb) / nd : 0;
   }
   best.second_face = second_face;
   best.second_explained = second;
@@ -285,10 +333,46 @@ static void score_hyp(const match_ctx *m, hyp *h) {
   if (best.face < 0) h->alive = false;
 }
 
+/* A real card's outline shows: where its sides are not hidden, the colour
+ * changes across them. A face fitted onto bare table (a tan bazaar on
+ * wood) has no such outline. Fraction of the visible side samples with an
+ * edge; *seen how many were visible. */
+static double edge_support(const vis__table *t, const int16_t *claim, const vis_rect *r,
+                           int *seen) {
+  vis_pt c[4];
+  vis_rect_corners(r, c);
+  int W = t->lab.width, H = t->lab.height, edge = 0;
+  *seen = 0;
+  const double off = 1.5 * t->px_per_mm; /* 1.5 mm either side */
+  for (int k = 0; k < 4; k++) {
+    vis_pt a = c[k], b = c[(k + 1) % 4];
+    double len = hypot(b.x - a.x, b.y - a.y), tx = (b.x - a.x) / len, ty = (b.y - a.y) / len;
+    double nx = -ty, ny = tx; /* toward the centre? */
+    if ((r->center.x - a.x) * nx + (r->center.y - a.y) * ny < 0) nx = -nx, ny = -ny;
+    for (double d = 4 * t->px_per_mm; d < len - 4 * t->px_per_mm; d += 2) {
+      double px = a.x + d * tx, py = a.y + d * ty;
+      int xi = (int)lround(px + off * nx), yi = (int)lround(py + off * ny);
+      int xo = (int)lround(px - off * nx), yo = (int)lround(py - off * ny);
+      if (xi < 0 || yi < 0 || xo < 0 || yo < 0 || xi >= W || xo >= W || yi >= H || yo >= H)
+        continue;
+      if (claim[yi * W + xi] >= 0 || claim[yo * W + xo] >= 0) continue; /* hidden */
+      const uint8_t *pi = tp_image_row(&t->smooth, yi) + 3 * xi;
+      const uint8_t *po = tp_image_row(&t->smooth, yo) + 3 * xo;
+      double contrast = 0.5 * abs(pi[0] - po[0]) + abs(pi[1] - po[1]) + abs(pi[2] - po[2]);
+      (*seen)++;
+      edge += contrast > 12;
+    }
+  }
+  return *seen ? (double)edge / *seen : 0;
+}
+
 static bool acceptable(const match_ctx *m, const hyp *h) {
-  return h->alive && h->best.face >= 0 &&
-         h->best.explained >= m->mp->min_explained &&
-         h->best.score >= m->mp->min_ratio;
+  if (!(h->alive && h->best.face >= 0 && h->best.explained >= m->mp->min_explained &&
+        h->best.score >= m->mp->min_ratio))
+    return false;
+  int seen;
+  double e = edge_support(m->t, m->claim, &h->r, &seen);
+  return seen >= 10 && e >= 0.5;
 }
 
 /* Destination cards lie side by side, never on each other. */
@@ -445,6 +529,13 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
       if (H[i].alive && (vis_rect_overlap_area(&H[i].r, &o.r_px) > 0 ||
                          (H[i].best.face >= 0 && used[H[i].best.face])))
         score_hyp(&m, &H[i]);
+  }
+  for (int i = 0; mp->log && i < n_hyps; i++) {
+    int seen = 0;
+    double e = edge_support(t, claim, &H[i].r, &seen);
+    fprintf(mp->log, "hyp %d at %.0f %.0f %.1f alive %d face %d expl %d valid %d score %.2f edge %.2f/%d\n",
+            i, H[i].r.center.x, H[i].r.center.y, H[i].r.angle_deg, H[i].alive, H[i].best.face,
+            H[i].best.explained, H[i].best.valid, H[i].best.score, e, seen);
   }
   for (int i = 0; i < n; i++) refine(t, &tpl[acc[i].face], claim, (int16_t)i, &acc[i]);
   *out = acc;

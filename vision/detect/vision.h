@@ -188,6 +188,16 @@ typedef struct {
 
 void vis_result_free(vis_result *res); /* NULL-safe, resets */
 
+/* Where the table lies in the photo: the calibration's table mm -> image
+ * pixel mapping (with its lens model) as a function, and the part of the
+ * table to look at. */
+typedef struct {
+  /* false where the point does not map (beyond the horizon) */
+  bool (*table_to_image)(void *user, const double mm[2], double px[2]);
+  void *user;
+  double area_mm[4]; /* x0, y0, x1, y1 */
+} vis_table_map;
+
 typedef struct vis_analyzer vis_analyzer;
 
 /* The analyzer keeps the deck's prepared face models and scratch memory;
@@ -196,12 +206,12 @@ tp_status vis_analyzer_create(const vis_deck *deck, const vis_settings *s,
                               vis_analyzer **out, tp_error *err);
 void vis_analyzer_destroy(vis_analyzer *an); /* NULL-safe */
 
-/* Analyses one RGB photo. table_from_image: an image px -> table mm
- * homography from a calibration file, or NULL to calibrate from the
- * markers in this image. TP_ERR_NOTFOUND (exit 1) when the table markers
- * are not visible. */
+/* Analyses one RGB photo. map: from the calibration; NULL to fit a plain
+ * homography to the table markers in this photo (no lens model; used
+ * when no calibration is at hand). TP_ERR_NOTFOUND (exit 1) when the
+ * table markers are not visible. */
 tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
-                      const double *table_from_image, vis_result *out,
+                      const vis_table_map *map, vis_result *out,
                       tp_error *err);
 
 #ifdef __cplusplus

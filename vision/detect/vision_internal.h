@@ -2,6 +2,8 @@
 #ifndef TEPPICH_VISION_INTERNAL_H
 #define TEPPICH_VISION_INTERNAL_H
 
+#include <stdio.h>
+
 #include "vision.h"
 
 typedef struct {
@@ -98,6 +100,8 @@ typedef struct {
   double score;  /* explained / valid */
   int second_face;     /* runner-up face of the same kind, -1 if none */
   int second_explained;
+  int disc_samples;    /* samples where best and runner-up differ, -1: n/a */
+  double disc_margin;  /* (best - runner-up) / disc_samples there */
   double gain[3], offset[3];
 } vis__object;
 
@@ -106,6 +110,7 @@ typedef struct {
   double min_ratio;  /* explained / valid needed to accept */
   int min_explained; /* explained samples needed */
   int step;          /* sample every step-th mm while matching */
+  FILE *log;         /* debugging: every hypothesis's fate, or NULL */
 } vis__match_params;
 
 /* Chooses, greedily from the top of the pile down, the hypotheses that the
