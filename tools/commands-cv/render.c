@@ -3,10 +3,12 @@
  * The renderer itself is tools/render (render.h); this file wires it to
  * vision/cvw for marker bits and image files. See docs/render.md. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "cvw.h"
@@ -15,6 +17,7 @@
 static const char usage[] =
     "usage: teppich render SCENE.json --out OUT.jpg|OUT.png [options]\n"
     "       teppich render --random SEED [--difficulty easy|normal|hard] --out OUT.jpg [options]\n"
+    "       teppich render --game SEED --players N OUT/ [--size WxH]\n"
     "       teppich render deck --out DIR\n"
     "       teppich render --bench N\n"
     "\n"
@@ -33,6 +36,10 @@ static const char usage[] =
     "                      noise, blur, glare, shadows, table cloth, occlusion\n"
     "  --scene-out FILE    also save the scene as JSON (to edit and re-render)\n"
     "  --size WxH          override the camera resolution\n"
+    "  --game SEED         film a whole game into the folder OUT/: numbered\n"
+    "                      JPEG frames at 10 fps, transcript.txt (teppich score),\n"
+    "                      answers.txt (watch --answers) and frames.txt\n"
+    "  --players N         players of the game, 2..4 (default 3)\n"
     "  deck --out DIR      write the built-in demo deck as a deck folder\n"
     "  --bench N           render N random scenes at 1920x1080 and 1280x720\n"
     "                      and print milliseconds per scene\n"
@@ -88,8 +95,8 @@ static tp_status write_image(void *user, const char *path, const tp_image *img, 
 
 typedef struct {
   const char *scene_path, *out, *deck_dir, *scene_out;
-  bool random, deck_cmd;
-  long seed, bench;
+  bool random, deck_cmd, game;
+  long seed, bench, players;
   rnd_difficulty difficulty;
   long width, height;
 } options;
@@ -109,6 +116,7 @@ static int parse_options(int argc, char **argv, options *o) {
   memset(o, 0, sizeof *o);
   o->difficulty = RND_NORMAL;
   o->bench = -1;
+  o->players = 3;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     bool has = i + 1 < argc;
@@ -119,6 +127,13 @@ static int parse_options(int argc, char **argv, options *o) {
       o->random = true;
       if (!cli_parse_long(argv[++i], 0, 9007199254740991L, &o->seed))
         return cli_fail(2, "--random: '%s' is not a seed (a whole number >= 0)", argv[i]);
+    } else if (!strcmp(a, "--game") && has) {
+      o->game = true;
+      if (!cli_parse_long(argv[++i], 0, 9007199254740991L, &o->seed))
+        return cli_fail(2, "--game: '%s' is not a seed (a whole number >= 0)", argv[i]);
+    } else if (!strcmp(a, "--players") && has) {
+      if (!cli_parse_long(argv[++i], 2, 4, &o->players))
+        return cli_fail(2, "--players: '%s' is not 2, 3 or 4", argv[i]);
     } else if (!strcmp(a, "--difficulty") && has) {
       const char *d = argv[++i];
       if (!strcmp(d, "easy")) o->difficulty = RND_EASY;
@@ -138,6 +153,11 @@ static int parse_options(int argc, char **argv, options *o) {
     else return cli_fail(2, "render: unexpected argument '%s' (see teppich render --help)", a);
   }
   if (o->bench > 0) return 0;
+  if (o->game) {
+    if (!o->scene_path) return cli_fail(2, "render --game: give the output folder OUT/");
+    if (o->random) return cli_fail(2, "render: --game and --random do not mix");
+    return 0;
+  }
   if (o->deck_cmd) return o->out ? 0 : cli_fail(2, "render deck: --out DIR is required");
   if (o->random && o->scene_path)
     return cli_fail(2, "render: give a SCENE.json or --random SEED, not both");
@@ -308,6 +328,35 @@ done:
   return rc;
 }
 
+static int game(const options *o) {
+  if (mkdir(o->scene_path, 0777) != 0 && errno != EEXIST)
+    return cli_fail(2, "%s: cannot create the folder: %s", o->scene_path, strerror(errno));
+  rnd_deck *deck = NULL;
+  int rc = load_deck(o, &deck);
+  if (rc) return rc;
+  marker_source ms = {0};
+  rnd_renderer *r = NULL;
+  tp_error err;
+  if (rnd_renderer_create(deck, marker_bits, &ms, &r, &err) != TP_OK) {
+    rc = cli_fail(1, "%s", err.text);
+  } else {
+    rnd_game_options go = {.seed = (uint64_t)o->seed, .n_players = (int)o->players,
+                           .difficulty = o->difficulty, .width = (int)o->width,
+                           .height = (int)o->height};
+    if (go.width == 0) go.width = 1280, go.height = 720;
+    rnd_game_stats stats;
+    tp_status st = rnd_game_render(&go, deck, r, o->scene_path, write_image, NULL, &stats, &err);
+    if (st != TP_OK) rc = cli_fail(tp_status_exit_code(st), "%s", err.text);
+    else
+      printf("%s: %d frames, %d rounds, %d flights (%.1f s); transcript.txt, answers.txt, frames.txt\n",
+             o->scene_path, stats.frames, stats.rounds, stats.flights, stats.ms / 1000);
+  }
+  rnd_renderer_destroy(r);
+  cvw_dict_destroy(ms.dict);
+  rnd_deck_destroy(deck);
+  return rc;
+}
+
 static int run(int argc, char **argv) {
   if (cli_wants_help(argc, argv)) {
     fputs(usage, stdout);
@@ -317,6 +366,7 @@ static int run(int argc, char **argv) {
   int rc = parse_options(argc, argv, &o);
   if (rc) return rc;
   if (o.bench > 0) return bench(&o);
+  if (o.game) return game(&o);
   if (o.deck_cmd) return write_deck(&o);
   return render_one(&o);
 }

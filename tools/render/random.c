@@ -443,3 +443,45 @@ void rnd_scene_random(uint64_t seed, rnd_difficulty difficulty, const rnd_deck *
   make_look(&G);
   maybe_hand(&G);
 }
+
+/* ---------------- pieces for rendered games (game.c) ---------------- */
+
+static void gen_init(gen *G, uint64_t seed, rnd_difficulty d, rnd_scene *s) {
+  *G = (gen){.g = {seed ^ 0x5EED0F6A3Eull}, .diff = d, .s = s};
+  double fw = s->n_markers > 1 ? s->markers[1].center_mm[0] : 560;
+  double fh = s->n_markers > 2 ? s->markers[2].center_mm[1] : 400;
+  double margin = 0.5 * 40 + 8 + 12;
+  G->field[0] = margin, G->field[1] = -10, G->field[2] = fw - margin, G->field[3] = fh + 10;
+}
+
+void rnd__random_stage(uint64_t seed, rnd_difficulty difficulty, const rnd_deck *deck,
+                       rnd_scene *scene) {
+  rnd_scene_random(seed, difficulty, deck, scene);
+  scene->n_cards = scene->n_carpets = scene->n_hands = 0;
+}
+
+bool rnd__random_layout(uint64_t seed, rnd_difficulty difficulty, rnd_scene *s, int n) {
+  gen G;
+  gen_init(&G, seed, difficulty, s);
+  for (int attempt = 0; attempt < 400; attempt++) {
+    bool grown = difficulty == RND_HARD && rnd__unit(&G.g) < 0.5;
+    if (grown ? grown_layout(&G, n) : grid_layout(&G, n)) {
+      s->n_cards = n;
+      for (int i = 0; i < n; i++) s->cards[i].pose.z = i, s->cards[i].pose.lift_mm = 0.3;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool rnd__random_landing(uint64_t seed, rnd_difficulty difficulty, rnd_scene *s, int k) {
+  gen G;
+  gen_init(&G, seed, difficulty, s);
+  /* mostly on one card, as players aim; sometimes across two, on another
+   * carpet, next to the layout or slid under a card */
+  double r = rnd__unit(&G.g);
+  int kind = r < 0.5 ? LAND_ONE : r < 0.68 ? LAND_SEVERAL : r < 0.8 ? LAND_NONE
+           : r < 0.86 ? LAND_UNDER : r < 0.93 ? LAND_ON_CARPET : LAND_SAME_CARD;
+  if (s->n_cards == 0) kind = LAND_NONE;
+  return land(&G, k, kind) || (s->n_cards > 0 && land(&G, k, LAND_ONE)) || land(&G, k, LAND_NONE);
+}

@@ -43,8 +43,13 @@ struct rnd_renderer {
   rnd_table table_key;
   bool table_valid;
   tp_image table_tex;
-  /* per-render scratch: marker textures */
+  /* marker textures, kept while the marker stays the same */
   mip marker_tex[RND_MAX_MARKERS];
+  struct {
+    char dictionary[RND_NAME_LEN];
+    int id;
+    double size_mm, quiet_mm;
+  } marker_key[RND_MAX_MARKERS];
 };
 
 typedef struct {
@@ -194,6 +199,10 @@ static const mip *find_tex(const rnd_renderer *r, const char *stem) {
 /* A marker and its quiet zone as a texture, 8 texels per mm. */
 static tp_status marker_texture(rnd_renderer *r, const rnd_scene *scene, int k, tp_error *err) {
   const rnd_marker *m = &scene->markers[k];
+  if (r->marker_tex[k].n_levels > 0 && r->marker_key[k].id == m->id &&
+      r->marker_key[k].size_mm == m->size_mm && r->marker_key[k].quiet_mm == m->quiet_mm &&
+      !strcmp(r->marker_key[k].dictionary, scene->dictionary))
+    return TP_OK;
   uint8_t bits[256];
   int cells = 0;
   tp_status st;
@@ -232,6 +241,11 @@ static tp_status marker_texture(rnd_renderer *r, const rnd_scene *scene, int k, 
   mip_free(&r->marker_tex[k]);
   st = mip_build(&img, &r->marker_tex[k]);
   tp_image_free(&img);
+  if (st == TP_OK) {
+    snprintf(r->marker_key[k].dictionary, RND_NAME_LEN, "%s", scene->dictionary);
+    r->marker_key[k].id = m->id;
+    r->marker_key[k].size_mm = m->size_mm, r->marker_key[k].quiet_mm = m->quiet_mm;
+  }
   return st == TP_OK ? TP_OK : tp_error_set(err, TP_ERR_NOMEM, "marker texture: out of memory");
 }
 
@@ -352,7 +366,10 @@ static inline void to_local(const robj *o, double x, double y, double t, double 
   double cx = o->cx, cy = o->cy, c = o->c, s = o->s;
   if (o->moving) {
     cx += o->vx * t, cy += o->vy * t;
-    double a = o->spin * t, ca = cos(a), sa = sin(a);
+    /* small-angle series: exact to 1e-4 for the half turn a frame allows */
+    double a = o->spin * t, a2 = a * a;
+    double ca = 1 - a2 * (0.5 - a2 * (1.0 / 24 - a2 / 720));
+    double sa = a * (1 - a2 * (1.0 / 6 - a2 * (1.0 / 120 - a2 / 5040)));
     double c2 = c * ca - s * sa, s2 = s * ca + c * sa;
     c = c2, s = s2;
   }
@@ -487,12 +504,43 @@ static void tile_objects(const raster_ctx *c, const grid *g, int tx0, int ty0, i
     if (o->bbox[0] > bb[2] + m || o->bbox[2] < bb[0] - m || o->bbox[1] > bb[3] + m ||
         o->bbox[3] < bb[1] - m)
       continue;
+    if (o->kind == OBJ_HAND) {
+      /* the arm's bounding box is most of the table: test the shape */
+      double mx = 0.5 * (bb[0] + bb[2]), my = 0.5 * (bb[1] + bb[3]);
+      double reach = 0.5 * hypot(bb[2] - bb[0], bb[3] - bb[1]) + m + 0.5 * hypot(o->vx, o->vy) +
+                     hypot(o->shadow_dx, o->shadow_dy) + o->shadow_soft;
+      if (rnd__hand_sd(o->cx, o->cy, o->hw, o->arm_dx, o->arm_dy, mx, my, NULL) > reach) continue;
+    }
     tl->o[tl->n++] = o;
     if (o->moving) {
       double travel = hypot(o->vx, o->vy) + fabs(o->spin) * (o->hw + o->hh);
       if (travel > *motion_mm) *motion_mm = travel;
     }
   }
+}
+
+/* True if anything moving can be seen at (x, y) during the exposure:
+ * within its swept disc (rotation stays inside the circumscribed circle)
+ * or its shadow's. */
+static bool sees_motion(const tile_list *tl, double x, double y, double fp) {
+  for (int i = 0; i < tl->n; i++) {
+    const robj *o = tl->o[i];
+    if (!o->moving) continue;
+    double pad = fp + hypot(o->shadow_dx, o->shadow_dy) + o->shadow_soft;
+    if (o->kind == OBJ_HAND) {
+      double sd = rnd__hand_sd(o->cx, o->cy, o->hw, o->arm_dx, o->arm_dy, x, y, NULL);
+      if (sd < 0.5 * hypot(o->vx, o->vy) + pad) return true;
+      continue;
+    }
+    double ax = o->cx - 0.5 * o->vx, ay = o->cy - 0.5 * o->vy;
+    double len2 = o->vx * o->vx + o->vy * o->vy;
+    double t = len2 > 0 ? ((x - ax) * o->vx + (y - ay) * o->vy) / len2 : 0;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    double dx = x - ax - t * o->vx, dy = y - ay - t * o->vy;
+    double reach = hypot(o->hw, o->hh) + pad;
+    if (dx * dx + dy * dy < reach * reach) return true;
+  }
+  return false;
 }
 
 /* Objects are created bottom to top, so walking them backwards gives top
@@ -566,12 +614,13 @@ static void render_tile(const raster_ctx *c, const light_setup *ls, const grid *
       double fp = sqrt(fabs(xu * yv - xv * yu));
       double edge;
       shade(c, &tl, x, y, 0, fp, rgb, &edge, &gloss);
-      if (moving || edge < 0.75 * fp * 1.4142) {
+      bool blurred = moving && sees_motion(&tl, x, y, fp);
+      if (blurred || edge < 0.75 * fp * 1.4142) {
         /* supersample: 16 stratified points; over a moving object as many
          * exposure times as the motion is long in pixels, jittered per
          * pixel so that the blur is smooth rather than a row of ghosts */
         int n = 16;
-        if (moving) {
+        if (blurred) {
           double steps = ceil(motion / fp);
           n = steps < 16 ? 16 : steps > 96 ? 96 : (int)steps;
         }
@@ -581,7 +630,7 @@ static void render_tile(const raster_ctx *c, const light_setup *ls, const grid *
           int q = (k * 7) & 15;
           double ou = ((q & 3) + 0.5) / 4 - 0.5, ov = ((q >> 2) + 0.5) / 4 - 0.5;
           double t = 0;
-          if (moving) {
+          if (blurred) {
             double jit = (rnd__hash2(px, py, (uint32_t)k) >> 8) * (1.0 / 16777216.0);
             t = (k + jit) / n - 0.5;
           }

@@ -332,6 +332,34 @@ typedef enum { RND_EASY, RND_NORMAL, RND_HARD } rnd_difficulty;
 void rnd_scene_random(uint64_t seed, rnd_difficulty difficulty,
                       const rnd_deck *deck, rnd_scene *scene);
 
+/* ------------------------------------------------------------------ */
+/* Rendered games                                                      */
+
+typedef struct {
+  uint64_t seed;
+  int n_players;             /* 2..4: anna=red+yellow,ben=blue+green /
+                                anna=red,ben=blue,cleo=green[,dirk=yellow] */
+  rnd_difficulty difficulty;
+  int width, height;         /* 0: the random stage's 1920x1080 */
+} rnd_game_options;
+
+typedef struct {
+  int frames, rounds, flights;
+  double ms;
+} rnd_game_stats;
+
+/* Plays a whole game with the rules core (random but legal decisions) and
+ * films it into out_dir (which must exist): frame-NNNNN.jpg at 10 fps (a
+ * hand laying each card, carpets flying in one by one with motion blur,
+ * still frames after landing, claimed cards taken away, ...), plus
+ * transcript.txt (docs/transcript.md), answers.txt (spec section 6
+ * --answers) and frames.txt (what each frame shows). The deck needs the
+ * carpets red, blue, green and yellow. write NULL: PNG (name stays .jpg). */
+tp_status rnd_game_render(const rnd_game_options *opt, const rnd_deck *deck,
+                          rnd_renderer *r, const char *out_dir,
+                          rnd_image_write_fn write, void *user,
+                          rnd_game_stats *stats, tp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

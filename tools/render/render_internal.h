@@ -80,6 +80,15 @@ tp_status rnd__table_texture(const rnd_table *table, double px_per_mm,
 
 double rnd__now_ms(void);
 
+/* Pieces of random scenes for rendered games (random.c): the stage (table,
+ * markers, camera, light) without objects; poses for cards[0..n) that
+ * follow the layout rules (types are the caller's); a landing pose for
+ * carpets[k] (colour is the caller's; carpets 0..k-1 lie already). */
+void rnd__random_stage(uint64_t seed, rnd_difficulty difficulty, const rnd_deck *deck,
+                       rnd_scene *scene);
+bool rnd__random_layout(uint64_t seed, rnd_difficulty difficulty, rnd_scene *s, int n);
+bool rnd__random_landing(uint64_t seed, rnd_difficulty difficulty, rnd_scene *s, int k);
+
 /* The scene as a cJSON tree (scene.c); the truth embeds it. */
 struct cJSON;
 struct cJSON *rnd__scene_json_object(const rnd_scene *s);
