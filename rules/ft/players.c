@@ -94,6 +94,11 @@ tp_status ft_players_parse(const char *spec, ft_players *out, tp_error *err) {
   if (!spec || !*spec)
     return tp_error_set(err, TP_ERR_INVALID,
                         "--players is empty (write anna=red,ben=blue)");
+  for (const char *c = spec; *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) /* keep messages one line */
+      return tp_error_set(err, TP_ERR_INVALID,
+                          "--players contains a control character (write "
+                          "anna=red,ben=blue)");
   const char *s = spec;
   for (tp_status st;;) {
     const char *comma = strchr(s, ',');

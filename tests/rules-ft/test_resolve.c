@@ -202,6 +202,7 @@ static void test_players_errors(void **state) {
   expect_players_error("a=1,b=2,c=3,d=4,e=5,f=6,g=7,h=8,i=9",
                        "more than 8 players");
   expect_players_error("a=b=c", "carpet colour 'b=c'");
+  expect_players_error("anna=red\nben=blue", "control character");
 }
 
 static void test_rules_defaults_and_shipped_file(void **state) {
@@ -286,6 +287,84 @@ static void test_card_types(void **state) {
   assert_string_equal(ft_card_type_name(FT_CAMEL_BAZAAR), "camel-bazaar");
 }
 
+static uint32_t next_rand(uint32_t *s) {
+  *s ^= *s << 13;
+  *s ^= *s >> 17;
+  *s ^= *s << 5;
+  return *s;
+}
+
+/* Mutates text in buf (at most cap-1 bytes) a few times. */
+static size_t mutate(char *buf, size_t len, size_t cap, uint32_t *seed,
+                     const char *alphabet) {
+  size_t n_alpha = strlen(alphabet);
+  int edits = 1 + (int)(next_rand(seed) % 4);
+  for (int e = 0; e < edits && len > 0; e++) {
+    uint32_t r = next_rand(seed);
+    size_t pos = r % len;
+    switch ((r >> 8) % 4) {
+    case 0:
+      buf[pos] = alphabet[(r >> 12) % n_alpha];
+      break;
+    case 1:
+      buf[pos] = (char)(1 + (r >> 16) % 255);
+      break;
+    case 2:
+      memmove(buf + pos, buf + pos + 1, len - pos - 1);
+      len--;
+      break;
+    case 3:
+      if (len + 1 < cap) {
+        memmove(buf + pos + 1, buf + pos, len - pos);
+        buf[pos] = alphabet[(r >> 12) % n_alpha];
+        len++;
+      }
+      break;
+    }
+  }
+  buf[len] = '\0';
+  return len;
+}
+
+/* Thousands of mutated --players specs and rules files: a clean result
+ * or a one-line error; parsed specs are consistent; never a crash. */
+static void test_fuzz_players_and_rules(void **state) {
+  (void)state;
+  uint32_t seed = 99;
+  char buf[512];
+  for (int i = 0; i < 5000; i++) {
+    strcpy(buf, "anna=red+yellow,ben=blue+green,cleo=white");
+    mutate(buf, strlen(buf), sizeof buf, &seed, "=+,abcdeRED-_ ");
+    ft_players p;
+    tp_error err = {{0}};
+    if (ft_players_parse(buf, &p, &err) == TP_OK) {
+      char back[512];
+      ft_players_format(&p, back, sizeof back);
+      assert_string_equal(back, buf);
+      for (int k = 0; k < p.n_players; k++)
+        assert_int_equal(ft_players_by_name(&p, p.players[k].name), k);
+    } else {
+      assert_non_null(strstr(err.text, "--players"));
+      assert_null(strchr(err.text, '\n'));
+    }
+  }
+  const char *base = "palace_most = 5\ngenies_4p_a = 8, 1\ntie = shared\n"
+                     "adventure_sets = 1, 3, 6, 10, 15 # x\n";
+  for (int i = 0; i < 5000; i++) {
+    strcpy(buf, base);
+    size_t len = mutate(buf, strlen(buf), sizeof buf, &seed,
+                        "=,#\n -0123456789abcdefghijklmnopqrstuvwxyz_");
+    ft_rules r;
+    tp_error err = {{0}};
+    if (ft_rules_load_text("fz.rules", buf, len, &r, &err) == TP_OK) {
+      assert_true(r.genie_set_size[4][0] >= 1);
+      assert_true(r.rounds[2] >= 1);
+    } else {
+      assert_int_equal(strncmp(err.text, "fz.rules: ", 10), 0);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_claim_and_contest_per_card),
@@ -297,6 +376,7 @@ int main(void) {
       cmocka_unit_test(test_rules_defaults_and_shipped_file),
       cmocka_unit_test(test_rules_changes_and_errors),
       cmocka_unit_test(test_card_types),
+      cmocka_unit_test(test_fuzz_players_and_rules),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,17 +32,18 @@ static void print_cards(text_ctx *c, const int *ids, int n) {
 }
 
 static void print_hand(FILE *out, ft_hand h) {
-  for (int i = 0; i < h.n; i++)
-    fprintf(out, "%s%d", i ? "," : "", h.values[i]);
+  fputc('(', out);
+  for (int i = 0; i < h.n; i++) fprintf(out, "%s%d", i ? ", " : "", h.values[i]);
+  fputc(')', out);
 }
 
 static void on_players(text_ctx *c) {
   const ft_players *ps = ft_game_players(c->game);
-  fprintf(c->out, "Players (seating order, clockwise):");
+  fprintf(c->out, "Players and carpets (seating order, clockwise):");
   for (int p = 0; p < ps->n_players; p++) {
     fprintf(c->out, "%s %s (", p ? "," : "", ps->players[p].name);
     for (int k = 0; k < ps->players[p].n_carpets; k++)
-      fprintf(c->out, "%s%s", k ? "+" : "", ps->players[p].carpets[k]);
+      fprintf(c->out, "%s%s", k ? " and " : "", ps->players[p].carpets[k]);
     fprintf(c->out, ")");
   }
   fprintf(c->out, "\n");
