@@ -10,9 +10,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "calibration.h"
 #include "cvw.h"
 
 struct an_session {
+  cal_calib *calib; /* --calib FILE, or NULL: each photo's own markers */
   vis_deck *deck;
   vis_analyzer *an;
   ft_rules rules;
@@ -62,6 +64,7 @@ void an_session_destroy(an_session *s) {
   if (!s) return;
   vis_analyzer_destroy(s->an);
   vis_deck_destroy(s->deck);
+  cal_calib_destroy(s->calib);
   free(s);
 }
 
@@ -77,9 +80,13 @@ tp_status an_session_create(const an_options *o, an_session **out,
     st = ft_players_parse(o->players, &s->players, err);
     s->has_players = !st;
   }
-  if (!st && o->calib_file)
-    st = tp_error_set(err, TP_ERR_UNSUPPORTED,
-                      "--calib is not supported yet: calibrate from the photo");
+  if (!st && o->calib_file) {
+    st = cal_calib_load(o->calib_file, &s->calib, err);
+    if (!st && !cal_calib_has_table(s->calib))
+      st = tp_error_set(err, TP_ERR_FORMAT,
+                        "%s: holds only a lens model; calibrate the table (teppich calibrate)",
+                        o->calib_file);
+  }
   vis_settings vs;
   vis_settings_default(&vs);
   vs.debug_dir = getenv("TEPPICH_DEBUG_DIR"); /* for looking at failures */
@@ -94,6 +101,7 @@ tp_status an_session_create(const an_options *o, an_session **out,
 
 void an_report_free(an_report *r) {
   if (!r) return;
+  cal_calib_destroy(r->own_calib);
   vis_result_free(&r->vis);
   tp_image_free(&r->photo);
   memset(r, 0, sizeof *r);
@@ -124,6 +132,58 @@ static tp_status resolve(an_session *s, an_report *r, tp_error *err) {
   return st;
 }
 
+static bool calib_to_image(void *user, const double mm[2], double px[2]) {
+  return cal_table_to_image(user, mm, px);
+}
+
+/* The table area worth looking at: the markers' box with a margin for
+ * cards beside them, within what the photo shows. */
+static void table_area(const cal_calib *c, const tp_image *rgb, double area[4]) {
+  cal_marker_pose mk[CAL_MAX_MARKERS];
+  size_t n = cal_calib_markers(c, mk, CAL_MAX_MARKERS);
+  double x0 = 0, y0 = 0, x1 = 600, y1 = 420;
+  for (size_t i = 0; i < n && i < CAL_MAX_MARKERS; i++) {
+    x0 = fmin(x0, mk[i].center_mm[0]), y0 = fmin(y0, mk[i].center_mm[1]);
+    x1 = fmax(x1, mk[i].center_mm[0]), y1 = fmax(y1, mk[i].center_mm[1]);
+  }
+  x0 -= 150, y0 -= 150, x1 += 150, y1 += 150;
+  double fx0 = 1e9, fy0 = 1e9, fx1 = -1e9, fy1 = -1e9;
+  for (int k = 0; k <= 40; k++) { /* the photo's outline, mapped */
+    double t = k / 40.0, W = rgb->width - 1, H = rgb->height - 1;
+    double px[4][2] = {{t * W, 0}, {t * W, H}, {0, t * H}, {W, t * H}}, mm[2];
+    for (int e = 0; e < 4; e++)
+      if (cal_image_to_table(c, px[e], mm)) {
+        fx0 = fmin(fx0, mm[0]), fy0 = fmin(fy0, mm[1]);
+        fx1 = fmax(fx1, mm[0]), fy1 = fmax(fy1, mm[1]);
+      }
+  }
+  area[0] = fmax(x0, fx0);
+  area[1] = fmax(y0, fy0);
+  area[2] = fmin(x1, fx1);
+  area[3] = fmin(y1, fy1);
+}
+
+/* Markers and the table mapping from this photo (no --calib). */
+static tp_status calibrate_photo(const tp_image *rgb, cal_calib **out, tp_error *err) {
+  cal_options opt;
+  cal_options_default(&opt);
+  cal_session *cs = NULL;
+  tp_status st = cal_session_create(&opt, &cs, err);
+  if (!st) st = cal_session_add_frame(cs, rgb, "the photo", NULL, err);
+  if (!st) st = cal_session_solve(cs, out, err);
+  cal_session_destroy(cs);
+  return st;
+}
+
+static void markers_seen(const cal_calib *c, vis_result *v) {
+  cal_marker_pose mk[CAL_MAX_MARKERS];
+  size_t n = cal_calib_markers(c, mk, CAL_MAX_MARKERS);
+  v->n_markers_seen = 0;
+  for (size_t i = 0; i < n && i < CAL_MAX_MARKERS && v->n_markers_seen < 4; i++)
+    if (mk[i].observations > 0 && mk[i].id >= 0 && mk[i].id <= 3)
+      v->markers_seen[v->n_markers_seen++] = mk[i].id;
+}
+
 tp_status an_run_image(an_session *s, const tp_image *rgb,
                        const vis_table_map *map, an_report *out, tp_error *err) {
   memset(out, 0, sizeof *out);
@@ -133,11 +193,26 @@ tp_status an_run_image(an_session *s, const tp_image *rgb,
   for (int y = 0; y < rgb->height; y++)
     memcpy(tp_image_row(&out->photo, y), tp_image_row(rgb, y), (size_t)rgb->width * 3);
   double copy_ms = now_ms() - t0;
-  if (map) {
-    out->has_map = true;
-    out->map = *map;
+  double t_cal = now_ms(), cal_ms = 0;
+  const cal_calib *calib = s->calib;
+  if (!map && !calib) {
+    st = calibrate_photo(rgb, &out->own_calib, err);
+    calib = out->own_calib;
   }
+  if (!map && calib && !st) {
+    out->map.table_to_image = calib_to_image;
+    out->map.user = (void *)calib;
+    table_area(calib, rgb, out->map.area_mm);
+    map = &out->map;
+  }
+  cal_ms = now_ms() - t_cal;
+  if (st) return st;
+  out->has_map = true;
+  if (map != &out->map) out->map = *map;
   st = vis_analyze(s->an, rgb, map, &out->vis, err);
+  out->vis.profile.markers_ms += cal_ms; /* marker detection + table fit */
+  out->vis.profile.total_ms += cal_ms;
+  if (!st && calib) markers_seen(calib, &out->vis);
   if (!st) st = resolve(s, out, err);
   out->vis.profile.total_ms += copy_ms + out->vis.profile.rules_ms;
   return st;

@@ -33,6 +33,7 @@ typedef struct {
   tp_image photo; /* the analysed RGB photo (kept for --annotate) */
   bool has_map;   /* drawn through map instead of vis.homography */
   vis_table_map map;
+  struct cal_calib *own_calib; /* the photo's own calibration, if made */
 } an_report;
 
 void an_report_free(an_report *r); /* NULL-safe, resets */

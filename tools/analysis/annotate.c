@@ -27,31 +27,13 @@ static void colour_rgb(const char *name, double rgb[3]) {
 }
 
 typedef struct {
-  double h[9]; /* table mm -> image px */
-  const vis_table_map *map; /* or this */
+  const vis_table_map *map; /* table mm -> image px (with the lens) */
 } mapper;
 
 static vis_pt to_px(const mapper *m, vis_pt p) {
-  if (m->map) {
-    double mm[2] = {p.x, p.y}, px[2] = {-1e4, -1e4};
-    m->map->table_to_image(m->map->user, mm, px);
-    return (vis_pt){px[0], px[1]};
-  }
-  const double *h = m->h;
-  double w = h[6] * p.x + h[7] * p.y + h[8];
-  vis_pt q = {(h[0] * p.x + h[1] * p.y + h[2]) / w, (h[3] * p.x + h[4] * p.y + h[5]) / w};
-  return q;
-}
-
-static bool invert3(const double m[9], double o[9]) {
-  double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
-               m[2] * (m[3] * m[7] - m[4] * m[6]);
-  if (fabs(det) < 1e-15) return false;
-  double r[9] = {m[4] * m[8] - m[5] * m[7], m[2] * m[7] - m[1] * m[8], m[1] * m[5] - m[2] * m[4],
-                 m[5] * m[6] - m[3] * m[8], m[0] * m[8] - m[2] * m[6], m[2] * m[3] - m[0] * m[5],
-                 m[3] * m[7] - m[4] * m[6], m[1] * m[6] - m[0] * m[7], m[0] * m[4] - m[1] * m[3]};
-  for (int i = 0; i < 9; i++) o[i] = r[i] / det;
-  return true;
+  double mm[2] = {p.x, p.y}, px[2] = {-1e4, -1e4};
+  m->map->table_to_image(m->map->user, mm, px);
+  return (vis_pt){px[0], px[1]};
 }
 
 static void rect_path(cairo_t *cr, const mapper *m, const vis_rect *r) {
@@ -189,7 +171,7 @@ tp_status an_annotate(const an_session *s, const an_report *r, const char *path,
                       tp_error *err) {
   const tp_image *ph = &r->photo;
   mapper m = {.map = r->has_map ? &r->map : NULL};
-  if (!m.map && !invert3(r->vis.homography, m.h))
+  if (!m.map)
     return tp_error_set(err, TP_ERR_INVALID, "annotate: no table mapping");
   cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, ph->width, ph->height);
   if (cairo_surface_status(surf) != CAIRO_STATUS_SUCCESS) {

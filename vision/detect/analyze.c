@@ -20,7 +20,6 @@
 struct vis_analyzer {
   const vis_deck *deck;
   vis_settings s;
-  cvw_detector *det;
   float obj_hist[VIS__NBINS];
   vis__template *tpl;
   int n_tpl;
@@ -35,9 +34,6 @@ static double now_ms(void) {
 void vis_settings_default(vis_settings *s) {
   memset(s, 0, sizeof *s);
   s->px_per_mm = 2.0;
-  for (int i = 0; i < 4; i++) s->marker_ids[i] = i;
-  s->marker_mm = 40;
-  strcpy(s->dict, "4X4_50");
   s->type_min_score = 0.55;
   s->type_min_margin = 0.25;
   s->card_min_visible = 0.03;
@@ -54,7 +50,6 @@ void vis_result_free(vis_result *res) {
 
 void vis_analyzer_destroy(vis_analyzer *an) {
   if (!an) return;
-  cvw_detector_destroy(an->det);
   for (int i = 0; i < an->n_tpl; i++) vis__template_free(&an->tpl[i]);
   free(an->tpl);
   free(an);
@@ -96,11 +91,7 @@ tp_status vis_analyzer_create(const vis_deck *deck, const vis_settings *s,
     vis_analyzer_destroy(an);
     return tp_error_set(err, TP_ERR_INVALID, "px_per_mm must be 0.5..8");
   }
-  cvw_dict *dict = NULL;
-  tp_status st = cvw_dict_create(an->s.dict, &dict, err);
-  if (!st) st = cvw_detector_create(dict, NULL, &an->det, err);
-  cvw_dict_destroy(dict);
-  if (!st) st = vis__deck_check(deck, "deck", err);
+  tp_status st = vis__deck_check(deck, "deck", err);
   if (!st) st = vis__object_model_build(deck, an->obj_hist, err);
   if (!st) st = build_templates(an, err);
   if (st) {
@@ -109,33 +100,6 @@ tp_status vis_analyzer_create(const vis_deck *deck, const vis_settings *s,
   }
   *out = an;
   return TP_OK;
-}
-
-/* ---------------------------------------------------------- markers */
-
-static tp_status find_table(vis_analyzer *an, const tp_image *rgb,
-                            vis_result *res, double H[9], tp_error *err) {
-  cvw_marker mk[64];
-  size_t found = 0;
-  tp_status st = cvw_detect_markers(an->det, rgb, mk, 64, &found, err);
-  if (st) return st;
-  double corners[4][4][2];
-  int n = 0;
-  bool have[4] = {false};
-  for (int want = 0; want < 4; want++)
-    for (size_t i = 0; i < found && i < 64; i++)
-      if (mk[i].id == an->s.marker_ids[want] && !have[want]) {
-        have[want] = true;
-        res->markers_seen[res->n_markers_seen++] = mk[i].id;
-        memcpy(corners[n++], mk[i].corners, sizeof mk[i].corners);
-      }
-  if (!have[0] || !have[1] || n < 3)
-    return tp_error_set(err, TP_ERR_NOTFOUND,
-                        "table markers not found (saw %d of ids %d..%d): put "
-                        "the printed markers (teppich markers sheet) in view",
-                        n, an->s.marker_ids[0], an->s.marker_ids[3]);
-  return vis__table_from_markers((const double(*)[4][2])corners, n,
-                                 an->s.marker_mm, H, err);
 }
 
 /* ---------------------------------------------------------- mapping */
@@ -214,31 +178,6 @@ static tp_status rectify(const vis_analyzer *an, const tp_image *rgb,
     st = cvw_box_blur(&t->smooth, (int)lround(s), err);
   }
   return st;
-}
-
-/* Without a calibration: a plain homography from the markers. */
-static bool homography_to_image(void *user, const double mm[2], double px[2]) {
-  const double *hinv = user;
-  double w = hinv[6] * mm[0] + hinv[7] * mm[1] + hinv[8];
-  if (w <= 0) return false;
-  vis_pt p = vis__apply_h(hinv, mm[0], mm[1]);
-  px[0] = p.x;
-  px[1] = p.y;
-  return true;
-}
-
-static void homography_area(const tp_image *rgb, const double H[9], double area[4]) {
-  double x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9;
-  const double c[4][2] = {{0, 0}, {rgb->width - 1, 0}, {rgb->width - 1, rgb->height - 1},
-                          {0, rgb->height - 1}};
-  for (int i = 0; i < 4; i++) {
-    vis_pt p = vis__apply_h(H, c[i][0], c[i][1]);
-    x0 = fmin(x0, p.x), y0 = fmin(y0, p.y), x1 = fmax(x1, p.x), y1 = fmax(y1, p.y);
-  }
-  area[0] = fmax(x0, -150);
-  area[1] = fmax(y0, -150);
-  area[2] = fmin(x1, 1500);
-  area[3] = fmin(y1, 1500);
 }
 
 /* ---------------------------------------------------------- results */
@@ -432,9 +371,6 @@ static void debug_objects(const vis_analyzer *an, const vis__object *o, int n) {
   fclose(f);
 }
 
-static int by_int(const void *a, const void *b) {
-  return *(const int *)a - *(const int *)b;
-}
 
 tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
                       const vis_table_map *map, vis_result *res,
@@ -448,22 +384,11 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
   vis__object *obj = NULL;
   int n_hyps = 0, n_obj = 0;
   tp_status st = TP_OK;
-  double hinv[9];
-  vis_table_map own;
-  if (!map) {
-    st = find_table(an, rgb, res, res->homography, err);
-    if (!st && !vis__mat3_inv(res->homography, hinv))
-      st = tp_error_set(err, TP_ERR_NOTFOUND, "the table markers do not make a plane");
-    own.table_to_image = homography_to_image;
-    own.user = hinv;
-    if (!st) homography_area(rgb, res->homography, own.area_mm);
-    map = &own;
-  }
+  if (!map || !map->table_to_image)
+    return tp_error_set(err, TP_ERR_INVALID, "analyze needs the table mapping");
   t1 = now_ms();
-  res->profile.markers_ms = t1 - t0;
-  if (st) goto done;
   st = rectify(an, rgb, map, &t, err);
-  res->profile.mapping_ms = now_ms() - t1;
+  res->profile.mapping_ms = now_ms() - t1; /* rectification */
   t1 = now_ms();
   if (!st) st = vis__object_mask(&t, an->obj_hist, err);
   double s = an->s.px_per_mm;
@@ -491,8 +416,6 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
   if (!st && an->s.debug_dir) debug_objects(an, obj, n_obj);
   if (!st) st = build_result(an, &t, obj, n_obj, res, err);
   res->profile.stacking_ms = now_ms() - t1;
-  qsort(res->markers_seen, (size_t)res->n_markers_seen, sizeof(int), by_int);
-done:
   free(hyps);
   free(obj);
   table_free(&t);

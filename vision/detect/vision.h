@@ -8,7 +8,7 @@
  * Typical use:
  *     vis_deck *deck; vis_deck_load("mydeck", &deck, &err);
  *     vis_analyzer *an; vis_analyzer_create(deck, NULL, &an, &err);
- *     vis_result res; vis_analyze(an, &rgb, NULL, &res, &err);
+ *     vis_result res; vis_analyze(an, &rgb, &map, &res, &err);
  *     ... res.cards / res.carpets / res.profile ...
  *     vis_result_free(&res); vis_analyzer_destroy(an); vis_deck_destroy(deck);
  */
@@ -100,11 +100,6 @@ bool vis_rect_contains(const vis_rect *r, vis_pt p);
 typedef struct {
   /* Rectified table image scale. More: better positions, slower. */
   double px_per_mm;
-  /* Markers: id of the four table markers and their side (spec 1). */
-  int marker_ids[4];
-  double marker_mm;
-  /* Dictionary name for the markers (without DICT_). */
-  char dict[32];
   /* Minimum normalised face match score for a card type to be certain;
    * lower: fewer "uncertain" cards, more wrong types. */
   double type_min_score;
@@ -125,8 +120,8 @@ void vis_settings_default(vis_settings *s);
  * timeprofile): what `teppich bench` prints. */
 typedef struct {
   double decode_ms; /* filled by callers that decode (analyze/bench) */
-  double markers_ms;
-  double mapping_ms; /* homography + rectification */
+  double markers_ms; /* filled by callers: markers and the table fit */
+  double mapping_ms; /* rectification of the table */
   double detect_ms;  /* carpets and cards found */
   double identify_ms;
   double stacking_ms;
@@ -174,9 +169,8 @@ typedef struct {
 } vis_overlap;
 
 typedef struct {
-  int markers_seen[4];
+  int markers_seen[4]; /* filled by callers (calibration) */
   int n_markers_seen;
-  double homography[9]; /* image px -> table mm, row-major */
   vis_card *cards;
   int n_cards;
   vis_carpet *carpets;
@@ -206,10 +200,8 @@ tp_status vis_analyzer_create(const vis_deck *deck, const vis_settings *s,
                               vis_analyzer **out, tp_error *err);
 void vis_analyzer_destroy(vis_analyzer *an); /* NULL-safe */
 
-/* Analyses one RGB photo. map: from the calibration; NULL to fit a plain
- * homography to the table markers in this photo (no lens model; used
- * when no calibration is at hand). TP_ERR_NOTFOUND (exit 1) when the
- * table markers are not visible. */
+/* Analyses one RGB photo whose table mapping (from calibration/, a file
+ * or the photo's own markers) is `map`. */
 tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
                       const vis_table_map *map, vis_result *out,
                       tp_error *err);

@@ -124,13 +124,9 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
 double vis__object_residual(const vis__table *t, const vis__template *tpl,
                             const vis__object *o, double x, double y);
 
-/* ---- table mapping and 3x3 helpers (table.c) ---- */
+/* ---- 3x3 helpers (mat3.c) ---- */
 void vis__mat3_mul(const double a[9], const double b[9], double out[9]);
 bool vis__mat3_inv(const double m[9], double out[9]);
 vis_pt vis__apply_h(const double h[9], double x, double y);
-/* Image px -> table mm homography from n (>= 2) markers' corners, in the
- * order of the table marker ids (0 first, 1 second). */
-tp_status vis__table_from_markers(const double (*corners)[4][2], int n,
-                                  double side_mm, double H[9], tp_error *err);
 
 #endif
