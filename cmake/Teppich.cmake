@@ -47,3 +47,21 @@ function(teppich_e2e_test name)
   set_tests_properties(${name} PROPERTIES LABELS e2e
     ENVIRONMENT "TEPPICH=$<TARGET_FILE:teppich>;TEPPICH_SOURCE_DIR=${PROJECT_SOURCE_DIR};TEPPICH_TMP=${tmp}")
 endfunction()
+
+# teppich_add_subfolders([EXCEPT regex]): add_subdirectory() for every direct
+# sub-folder of the current folder that has a CMakeLists.txt, in name order.
+# This is how parts of a module (rules/ft, vision/cvw, tests/<area>) join the
+# build without anyone editing a shared list.
+function(teppich_add_subfolders)
+  cmake_parse_arguments(A "" "EXCEPT" "" ${ARGN})
+  file(GLOB parts CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*/CMakeLists.txt)
+  list(SORT parts)
+  foreach(part ${parts})
+    get_filename_component(dir ${part} DIRECTORY)
+    get_filename_component(name ${dir} NAME)
+    if(A_EXCEPT AND name MATCHES "${A_EXCEPT}")
+      continue()
+    endif()
+    add_subdirectory(${dir})
+  endforeach()
+endfunction()
