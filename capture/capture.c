@@ -214,7 +214,8 @@ void cap_get_settings(const cap_source *src, cap_settings *out) {
 const cap_spec *cap_get_spec(const cap_source *src) { return &src->spec; }
 
 const char cap_options_help[] =
-    "  --size WxH      camera resolution (default: the camera's)\n"
+    "  --size WxH      camera resolution (default 1920x1080 libcamera,\n"
+    "                  1280x720 webcam, or the nearest the camera has)\n"
     "  --fps N         frame rate; replay: pace at N frames per second\n"
     "  --fast          replay as fast as frames are read (no pacing)\n"
     "  --no-lock       keep automatic exposure and white balance running\n"

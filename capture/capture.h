@@ -65,7 +65,9 @@ tp_status cap_parse_source(const char *text, cap_spec *out, tp_error *err);
 
 /* What the caller wants; cap_options_init sets the defaults. */
 typedef struct {
-  int width, height; /* requested size; 0 = the camera's default / the file's */
+  int width, height; /* requested size; 0 = libcamera 1920x1080, V4L2
+                        1280x720 (the nearest the camera has); replays keep
+                        the file's size */
   double fps;        /* requested rate; 0 = default (camera 30, replay 10 or
                         the @FPS of the source) */
   bool color;        /* also hand out an RGB image (costs a conversion) */

@@ -171,8 +171,13 @@ tp_status cap__open_libcamera(cap_source *src, tp_error *err) {
   lcam_state *st = calloc(1, sizeof *st);
   if (!st) return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
   st->ops = ops;
+  /* The Viewfinder role defaults to a small preview size on the Pi; cards
+   * a metre away need more pixels. The pipeline adjusts it to the
+   * nearest size the camera can give. */
+  bool sized = src->opt.width > 0 && src->opt.height > 0;
   st->config = (cap__lcam_config){src->spec.path, src->spec.index,
-                                  src->opt.width, src->opt.height,
+                                  sized ? src->opt.width : 1920,
+                                  sized ? src->opt.height : 1080,
                                   src->opt.fps};
   src->state = st;
   src->backend = &cap__lcam_backend;

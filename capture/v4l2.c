@@ -186,10 +186,11 @@ static tp_status set_format(cap_source *src, v4l2_state *st, tp_error *err) {
                         src->spec.path, strerror(errno));
   fmt.fmt.pix.pixelformat = want;
   fmt.fmt.pix.field = V4L2_FIELD_ANY;
-  if (src->opt.width > 0 && src->opt.height > 0) {
-    fmt.fmt.pix.width = (uint32_t)src->opt.width;
-    fmt.fmt.pix.height = (uint32_t)src->opt.height;
-  }
+  /* Without a size, ask for 720p: UVC drivers often start at 640x480,
+   * and the driver picks the nearest size it has. */
+  bool sized = src->opt.width > 0 && src->opt.height > 0;
+  fmt.fmt.pix.width = (uint32_t)(sized ? src->opt.width : 1280);
+  fmt.fmt.pix.height = (uint32_t)(sized ? src->opt.height : 720);
   if (xioctl(st, VIDIOC_S_FMT, &fmt) == -1)
     return tp_error_set(err, TP_ERR_IO, "camera %s refused its format: %s",
                         src->spec.path, strerror(errno));

@@ -19,9 +19,6 @@ for src in "file:$fx/still.jpg" "$fx/still.png" "dir:$fx/game@5" \
   expect_out "^wrote .*snap.jpg \(64x48"
   [ -s "$TEPPICH_TMP/snap.jpg" ] || fail "no snapshot from $src"
 done
-# the snapshot is a JPEG that file: reads back
-expect_exit 0 "$TEPPICH" snapshot --source "file:$TEPPICH_TMP/snap.jpg" --gray \
-  --out "$TEPPICH_TMP/snap2.jpg"
 
 # record a replay, then replay the recording
 expect_exit 0 "$TEPPICH" record --source "dir:$fx/game@10" --fast --seconds 0.55 \
@@ -34,10 +31,7 @@ grep -q '"t_ms": 500.000' "$TEPPICH_TMP/rec/capture.json" || fail "no timestamps
 expect_exit 0 "$TEPPICH" record --source "dir:$TEPPICH_TMP/rec" --fast --seconds 100 \
   --gray --out "$TEPPICH_TMP/rec2"
 expect_out "^recorded 6 frames"
-# video and a folder with a missing and a corrupt frame: counted, not fatal
-expect_exit 0 "$TEPPICH" record --source "video:$fx/clip.avi" --fast --seconds 100 \
-  --out "$TEPPICH_TMP/rec3"
-expect_out "^recorded 8 frames"
+# a folder with a missing and a corrupt frame: counted, not fatal
 expect_exit 0 "$TEPPICH" record --source "dir:$fx/gaps" --fast --seconds 100 \
   --frames 3 --out "$TEPPICH_TMP/rec4"
 expect_out "^recorded 3 frames .*dropped 2"
@@ -47,14 +41,11 @@ expect_exit 2 "$TEPPICH" snapshot --source "file:$fx/corrupt.jpg" --out "$TEPPIC
 expect_err "corrupt.jpg"
 expect_one_line_err
 [ -e "$TEPPICH_TMP/x.jpg" ] && fail "partial output after an error"
-expect_exit 2 "$TEPPICH" snapshot --source "dir:$fx/empty" --out "$TEPPICH_TMP/x.jpg"
-expect_err "no numbered .jpg/.png frames"
 expect_exit 2 "$TEPPICH" snapshot --source "webcam:0" --out "$TEPPICH_TMP/x.jpg"
 expect_err "libcamera\[:INDEX\|:ID\], v4l2:/dev/videoN"
 expect_one_line_err
-expect_exit 2 "$TEPPICH" snapshot --source "dir:$fx/game" --size 12 --out "$TEPPICH_TMP/x.jpg"
+expect_exit 2 "$TEPPICH" record --source "dir:$fx/game" --size 12 --seconds 1 --out "$TEPPICH_TMP/r"
 expect_err "bad value '12' for --size"
-expect_exit 2 "$TEPPICH" record --source "dir:$fx/game" --out "$TEPPICH_TMP/r"
 
 # the benchmark runs and prints a row per source (numbers are not checked)
 expect_exit 0 "$TEPPICH" capture-bench --frames 2 --size 64x48
@@ -66,8 +57,6 @@ if ! ls /dev/video* >/dev/null 2>&1; then
   expect_exit 1 "$TEPPICH" snapshot --source v4l2:/dev/video0 --out "$TEPPICH_TMP/x.jpg"
   expect_err "no camera at /dev/video0: is the webcam plugged in"
   expect_one_line_err
-  expect_exit 1 "$TEPPICH" record --source v4l2:/dev/video7 --seconds 1 --out "$TEPPICH_TMP/r"
-  expect_err "/dev/video7"
   expect_exit 1 "$TEPPICH" snapshot --source libcamera --out "$TEPPICH_TMP/x.jpg"
   expect_err "no libcamera camera found|built without libcamera"
   expect_one_line_err
