@@ -47,6 +47,15 @@ expect_one_line_err
 expect_exit 2 "$TEPPICH" record --source "dir:$fx/game" --size 12 --seconds 1 --out "$TEPPICH_TMP/r"
 expect_err "bad value '12' for --size"
 
+# calibrate on a replayed source (a rendered table with its markers), with
+# the shared capture options passed through
+mkdir -p "$TEPPICH_TMP/table"
+expect_exit 0 "$TEPPICH" render --random 3 --difficulty easy --out "$TEPPICH_TMP/table/frame-000001.jpg"
+expect_exit 0 "$TEPPICH" calibrate --source "dir:$TEPPICH_TMP/table" --frames 1 --fast \
+  --out "$TEPPICH_TMP/calib.json"
+expect_out "markers seen: 4"
+[ -s "$TEPPICH_TMP/calib.json" ] || fail "calibrate --source wrote no calibration"
+
 # the benchmark runs and prints a row per source (numbers are not checked)
 expect_exit 0 "$TEPPICH" capture-bench --frames 2 --size 64x48
 expect_out "dir: JPEG, gray +[0-9.]+ ms"
@@ -57,6 +66,9 @@ if ! ls /dev/video* >/dev/null 2>&1; then
   expect_exit 1 "$TEPPICH" snapshot --source v4l2:/dev/video0 --out "$TEPPICH_TMP/x.jpg"
   expect_err "no camera at /dev/video0: is the webcam plugged in"
   expect_one_line_err
+  expect_exit 1 "$TEPPICH" calibrate --source v4l2:/dev/video0 --size 640x480 \
+    --out "$TEPPICH_TMP/x.json"
+  expect_err "no camera at /dev/video0"
   expect_exit 1 "$TEPPICH" snapshot --source libcamera --out "$TEPPICH_TMP/x.jpg"
   expect_err "no libcamera camera found|built without libcamera"
   expect_one_line_err

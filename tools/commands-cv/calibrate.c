@@ -37,7 +37,9 @@ static const char usage[] =
     "                    at --marker-mm): more corners, better accuracy\n"
     "  --json            print the calibration file instead of the summary\n"
     "  --source SRC      camera or recording (libcamera, v4l2:/dev/videoN, video:FILE,\n"
-    "                    dir:FOLDER); --frames N frames are used (default 5)\n"
+    "                    dir:FOLDER); --frames N frames are used (default 5);\n"
+    "                    with --size WxH, --fps N, --no-lock, --timeout MS,\n"
+    "                    --reconnect MS as for `teppich snapshot`\n"
     "lens options: --dict 5X5_100 --squares 7x5 --square-mm 25 --marker-mm 18\n"
     "              (as printed by `teppich markers board`)\n"
     "See docs/calibration.md.\n";
@@ -100,6 +102,7 @@ static void free_names(char **names, size_t n) {
 typedef struct {
   cal_options opt;
   const char *out, *annotate, *source, *lens_file;
+  cap_options cap; /* --size, --fps, --no-lock ... for --source */
   bool json;
   int frames;
   const char *inputs[1];
@@ -135,8 +138,7 @@ static tp_status calibrate_file(cal_session *s, table_args *a, const char *path,
 
 static tp_status calibrate_source(cal_session *s, table_args *a, int *exit_code,
                                   tp_error *err) {
-  cap_options opt;
-  cap_options_init(&opt);
+  cap_options opt = a->cap;
   opt.color = a->annotate != NULL;
   opt.fast = true;
   cap_source *src;
@@ -216,10 +218,16 @@ static int parse_table_args(int argc, char **argv, table_args *a) {
   cal_options_default(&a->opt);
   a->out = "calib.json";
   a->frames = 5;
+  cap_options_init(&a->cap);
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     bool has_value = i + 1 < argc;
-    if (!strcmp(arg, "--json")) {
+    tp_error cap_err;
+    int cap_used = cap_options_parse_arg(&a->cap, argc, argv, i, &cap_err);
+    if (cap_used < 0) return cli_fail(2, "calibrate: %s", cap_err.text);
+    if (cap_used > 0) {
+      i += cap_used - 1;
+    } else if (!strcmp(arg, "--json")) {
       a->json = true;
     } else if (!strcmp(arg, "--all-markers")) {
       a->opt.use_other_markers = true;
