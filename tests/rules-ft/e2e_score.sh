@@ -41,7 +41,9 @@ expect_out '^Shared win: anna and cleo with 11 points!$'
 # An unfinished game is scored so far.
 head -n 20 "$ex/game-4p.txt" >"$T/part.txt"
 expect_exit 0 "$TEPPICH" score "$T/part.txt"
-expect_out 'The game is not finished'
+expect_out 'The game is not finished \(round 2 of 4, waiting for flight\)'
+expect_out '^Standings so far'
+expect_out '^  ben +-?[0-9]+$'
 
 # Bad transcripts: exit 2, one line naming the file and the line.
 bad() { # bad NAME LINE-REGEX: the file $T/NAME must fail like that

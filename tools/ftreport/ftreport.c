@@ -33,7 +33,8 @@ static void print_cards(text_ctx *c, const int *ids, int n) {
 
 static void print_hand(FILE *out, ft_hand h) {
   fputc('(', out);
-  for (int i = 0; i < h.n; i++) fprintf(out, "%s%d", i ? ", " : "", h.values[i]);
+  for (int i = 0; i < h.n; i++)
+    fprintf(out, "%s%d", i ? ", " : "", h.values[i]);
   fputc(')', out);
 }
 
@@ -220,6 +221,25 @@ static void on_final(text_ctx *c, const ft_final *f) {
   }
 }
 
+/* An unfinished game: what each collection would score now (palaces of
+ * the running round not compared yet). */
+static void print_standings(text_ctx *c) {
+  const ft_game *g = c->game;
+  fprintf(c->out,
+          "\nThe game is not finished (round %d of %d, waiting for %s).\n"
+          "Standings so far (cards held now plus palace points):\n",
+          ft_game_round(g), ft_game_rounds(g), ft_phase_name(ft_game_phase(g)));
+  for (int p = 0; p < ft_game_players(g)->n_players; p++) {
+    int counts[FT_N_TYPES];
+    ft_game_collection(g, p, counts);
+    counts[FT_PALACE] = 0;
+    ft_score s;
+    ft_score_collection(ft_game_rules(g), counts, &s);
+    fprintf(c->out, "  %-12s %6d\n", player(c, p),
+            s.total + ft_game_palace_points(g, p));
+  }
+}
+
 static void on_event(text_ctx *c, const ft_event *ev) {
   switch (ev->kind) {
   case FT_EV_PLAYERS:
@@ -266,9 +286,10 @@ static tp_status score_text(ft_transcript *t, const char *name, char **out,
     on_event(&c, ev);
   }
   c.game = ft_transcript_game(t);
-  if (st == TP_OK && (!c.game || ft_game_phase(c.game) != FT_PHASE_OVER))
-    fprintf(c.out, "\nThe game is not finished%s.\n",
-            c.game ? "; scores above are so far" : ": no players yet");
+  if (st == TP_OK && !c.game)
+    fprintf(c.out, "\nThe game is not finished: no players yet.\n");
+  else if (st == TP_OK && ft_game_phase(c.game) != FT_PHASE_OVER)
+    print_standings(&c);
   free(ev);
   fclose(c.out);
   if (st != TP_OK) {
