@@ -494,6 +494,8 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
                          fabs(tpl[f].h_mm * s - hyps[i].h) > 1))
       f++;
     if (f == n_tpl) continue;
+    int seen; /* cheap first: no outline at all, no card (saves most work) */
+    if (edge_support(t, claim, &hyps[i], &seen) < 0.25) continue;
     if (!sample_hyp(t, &hyps[i], tpl[f].w, tpl[f].h, tpl[f].w_mm, tpl[f].h_mm,
                     mp->step, &H[i])) {
       st = tp_error_set(err, TP_ERR_NOMEM, "out of memory while matching faces");
