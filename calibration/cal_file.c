@@ -312,7 +312,7 @@ static tp_status read_root(const reader *rd, const cJSON *root, cal_calib *c) {
   const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
   if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, CAL_FORMAT_NAME))
     return bad(rd, "format", "must be \"" CAL_FORMAT_NAME "\" (is this a calibration file?)");
-  int version;
+  int version = 0;
   tp_status st = get_int(rd, root, "version", "version", 1, 1000000, &version);
   if (st != TP_OK) return st;
   if (version > CAL_FILE_VERSION)
