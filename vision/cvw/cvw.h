@@ -205,7 +205,8 @@ typedef struct {
 } cvw_camera;
 
 /* Calibrates a camera from n_views views of planar points: obj (board
- * plane) and img (pixels) hold counts[0] + counts[1] + ... points. */
+ * plane) and img (pixels) hold counts[0] + counts[1] + ... points. k3 is
+ * kept at 0 (normal lenses; it overfits where the board never was). */
 tp_status cvw_calibrate_camera(const double (*obj)[2], const double (*img)[2],
                                const size_t *counts, size_t n_views, int width,
                                int height, cvw_camera *out, tp_error *err);

@@ -151,7 +151,11 @@ extern "C" tp_status cvw_calibrate_camera(const double (*obj)[2], const double (
       }
     cv::Mat K, dist;
     std::vector<cv::Mat> rvecs, tvecs;
-    double rms = cv::calibrateCamera(op, ip, cv::Size(width, height), K, dist, rvecs, tvecs);
+    // k3 stays 0: with board photos that miss the image corners, a free k3
+    // trades off against k2 and the model explodes where there was no
+    // board. Camera lenses for a table camera need k1, k2 (and p1, p2).
+    double rms = cv::calibrateCamera(op, ip, cv::Size(width, height), K, dist, rvecs, tvecs,
+                                     cv::CALIB_FIX_K3);
     out->fx = K.at<double>(0, 0);
     out->fy = K.at<double>(1, 1);
     out->cx = K.at<double>(0, 2);
