@@ -142,5 +142,6 @@ tp_status cal_annotate_write(const cal_calib *c, const tp_image *photo, const ch
     tp_error_set(err, st, "%s: out of memory", path);
   }
   cairo_surface_destroy(s);
+  cal__release_text_caches();
   return st;
 }

@@ -50,6 +50,11 @@ tp_status cal__fit(const cal_options *opt, const cal__obs *obs, size_t n,
 /* Fills c->q from the fit (tilt, scale, area, warnings). */
 void cal__assess(cal_calib *c, const cal__obs *obs, size_t n);
 
+/* cairo's toy text keeps fontconfig's caches for the life of the process;
+ * dropped after each drawing (every cairo object gone by then) so that
+ * leak checkers see a clean exit. Both libraries set up again when used. */
+void cal__release_text_caches(void);
+
 /* Marker corner offsets from the centre in its own frame (TL TR BR BL,
  * y down), for a side of `side` mm. */
 void cal__square(double side, double out[4][2]);

@@ -8,12 +8,18 @@
 
 #include <cairo-pdf.h>
 #include <cairo.h>
+#include <fontconfig/fontconfig.h>
 
 #include "cal_internal.h"
 
 #define PNG_DPI 300.0
 #define MM_PER_INCH 25.4
 #define PAGE_MARGIN_MM 12.0
+
+void cal__release_text_caches(void) {
+  cairo_debug_reset_static_data();
+  FcFini();
+}
 
 void cal_sheet_default(cal_sheet *sheet) {
   memset(sheet, 0, sizeof *sheet);
@@ -125,6 +131,7 @@ static tp_status doc_close(page_doc *d, const char *path, tp_error *err) {
   cairo_surface_destroy(d->surface);
   if (st == TP_OK) st = tp_write_file_atomic(path, d->buf.data, d->buf.len, err);
   free(d->buf.data);
+  cal__release_text_caches();
   return st;
 }
 
@@ -294,6 +301,7 @@ tp_status cal_sheet_write(const cal_sheet *s, const char *path, tp_error *err) {
     cairo_destroy(d.cr);
     cairo_surface_destroy(d.surface);
     free(d.buf.data);
+    cal__release_text_caches();
     return st;
   }
   return doc_close(&d, path, err);

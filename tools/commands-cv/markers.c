@@ -19,14 +19,16 @@
 static const char usage[] =
     "usage: teppich markers sheet --out FILE.pdf|FILE.png [--dict NAME] [--ids 0,1,2,3]\n"
     "                             [--size-mm 40] [--paper a4|letter] [--dpi 300]\n"
-    "       teppich markers detect IMAGE [--dict NAME] [--json]\n"
+    "       teppich markers detect IMAGE [--dict NAME] [--json] [--refine METHOD]\n"
     "       teppich markers board --out FILE.pdf|FILE.png [--paper a4|letter]\n"
     "                             [--dict 5X5_100] [--squares 7x5] [--square-mm 25]\n"
     "                             [--marker-mm 18] [--dpi 300]\n\n"
     "sheet   print-ready calibration markers (default 4X4_50 ids 0-3, 40 mm) with ids,\n"
     "        an \"up\" arrow, a ruler to check the printer's scale, and cut lines\n"
     "detect  find markers in a photo; --json prints\n"
-    "        {\"markers\": [{\"id\": N, \"corners_px\": [[x,y],...]}]} (spec section 3)\n"
+    "        {\"markers\": [{\"id\": N, \"corners_px\": [[x,y],...]}]} (spec section 3);\n"
+    "        --refine: corner refinement, edges (default, most accurate), subpix,\n"
+    "        contour, apriltag, none, or opencv (OpenCV's default detector settings)\n"
     "board   the ChArUco board for `teppich calibrate lens`\n"
     "Dictionaries: OpenCV's names without DICT_ (4X4_50, 6X6_250, ARUCO_ORIGINAL,\n"
     "APRILTAG_36h11, ...). See docs/calibration.md.\n";
@@ -160,12 +162,30 @@ static void print_text(const char *path, const char *dict, const cvw_marker *m, 
   }
 }
 
+static bool parse_refine(const char *text, cvw_detector_params *p) {
+  static const char *const names[] = {"none", "subpix", "contour", "apriltag", "edges"};
+  for (int i = 0; i < 5; i++)
+    if (!strcmp(text, names[i])) {
+      p->refine = (cvw_refine)i;
+      return true;
+    }
+  if (strcmp(text, "opencv")) return false;
+  cvw_detector_params_opencv(p);
+  return true;
+}
+
 static int run_detect(int argc, char **argv) {
-  const char *image = NULL, *dict_name = "4X4_50";
+  const char *image = NULL, *dict_name = "4X4_50", *v;
   bool json = false;
+  cvw_detector_params params;
+  cvw_detector_params_default(&params);
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--dict")) {
       if (!(dict_name = option_value(argc, argv, &i))) return 2;
+    } else if (!strcmp(argv[i], "--refine")) {
+      if (!(v = option_value(argc, argv, &i))) return 2;
+      if (!parse_refine(v, &params))
+        return cli_fail(2, "--refine '%s': use edges, subpix, contour, apriltag, none or opencv", v);
     } else if (!strcmp(argv[i], "--json")) {
       json = true;
     } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -185,7 +205,7 @@ static int run_detect(int argc, char **argv) {
   tp_status st = cvw_image_read(image, 1, &img, &err);
   cvw_marker *m = NULL;
   size_t found = 0;
-  if (st == TP_OK) st = cvw_detector_create(dict, NULL, &det, &err);
+  if (st == TP_OK) st = cvw_detector_create(dict, &params, &det, &err);
   if (st == TP_OK) st = cvw_detect_markers(det, &img, NULL, 0, &found, &err);
   if (st == TP_OK && found) {
     m = malloc(found * sizeof *m);
