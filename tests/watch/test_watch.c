@@ -1,0 +1,496 @@
+/* Tests of the watch controller on scripted observation sequences: whole
+ * simulated games (2-4 players, with and without mischief) must end with
+ * the true transcript's scores; every warning, the corrections, answer
+ * errors and resuming from a cut transcript. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "watch.h"
+
+typedef struct {
+  char *log;
+  size_t len;
+  int warn[32];
+  char kinds[64][40];
+  int n_kinds;
+  int n_events, n_flight_events, n_final;
+  char last_say[2048];
+} sink;
+
+static void on_say(void *u, wch_tone tone, const char *text) {
+  sink *s = u;
+  (void)tone;
+  snprintf(s->last_say, sizeof s->last_say, "%s", text);
+}
+
+static void on_event(void *u, const char *json) {
+  sink *s = u;
+  s->n_events++;
+  if (strstr(json, "\"event\":\"flight\"")) s->n_flight_events++;
+  if (strstr(json, "\"event\":\"final\"")) s->n_final++;
+  const char *k = strstr(json, "\"kind\": \"");
+  if (k && s->n_kinds < 64)
+    sscanf(k + 9, "%39[^\"]", s->kinds[s->n_kinds++]);
+}
+
+static tp_status on_record(void *u, const char *text, bool all,
+                           tp_error *err) {
+  sink *s = u;
+  (void)err;
+  size_t n = strlen(text);
+  if (all) s->len = 0;
+  s->log = realloc(s->log, s->len + n + 1);
+  memcpy(s->log + s->len, text, n + 1);
+  s->len += n;
+  return TP_OK;
+}
+
+static int count_kind(const sink *s, const char *kind) {
+  int n = 0;
+  for (int i = 0; i < s->n_kinds; i++) n += !strcmp(s->kinds[i], kind);
+  return n;
+}
+
+static void setup_game(const char *spec, ft_players *pl, wch_config *cfg) {
+  tp_error err;
+  assert_int_equal(ft_players_parse(spec, pl, &err), TP_OK);
+  wch_config_default(cfg);
+  cfg->players = pl;
+  cfg->table_mm[0] = cfg->table_mm[1] = -50;
+  cfg->table_mm[2] = 610;
+  cfg->table_mm[3] = 450;
+}
+
+/* Answers the pending questions from the answers text (line by line). */
+static void answer_all(wch *w, char **cursor) {
+  wch_question q;
+  tp_error err;
+  while (wch_question_pending(w, &q) && **cursor) {
+    char line[512];
+    size_t n = strcspn(*cursor, "\n");
+    memcpy(line, *cursor, n);
+    line[n] = '\0';
+    *cursor += n + ((*cursor)[n] ? 1 : 0);
+    if (wch_answer(w, line, &err) != TP_OK) fail_msg("answer '%s': %s", line, err.text);
+  }
+}
+
+/* Feeds frames [from, to) of a simulated game, deciding on still runs. */
+static void drive(wch *w, const wch_sim *sim, int from, int to, char **cursor) {
+  int run = 0;
+  tp_error err;
+  for (int f = from; f < to; f++) {
+    answer_all(w, cursor);
+    run = sim->moving[f] ? 0 : run + 1;
+    if (run == 2) assert_int_equal(wch_observe(w, &sim->frames[f], &err), TP_OK);
+  }
+  answer_all(w, cursor);
+}
+
+static ft_final score_of(const char *text) {
+  ft_transcript *t;
+  tp_error err;
+  ft_event ev;
+  ft_final f;
+  memset(&f, 0, sizeof f);
+  assert_int_equal(ft_transcript_open(NULL, "t", text, strlen(text), 0, &t, &err), TP_OK);
+  for (;;) {
+    if (ft_transcript_next(t, &ev, &err) != TP_OK) fail_msg("%s", err.text);
+    if (ev.kind == FT_EV_FINAL) f = ev.final;
+    if (ev.kind == FT_EV_END) break;
+  }
+  ft_transcript_close(t);
+  return f;
+}
+
+static void same_final(const char *a, const char *b) {
+  ft_final fa = score_of(a), fb = score_of(b);
+  assert_int_equal(fa.n_players, fb.n_players);
+  assert_true(fa.n_players >= 2);
+  for (int p = 0; p < fa.n_players; p++) {
+    assert_int_equal(fa.scores[p].total, fb.scores[p].total);
+    assert_int_equal(fa.winner[p], fb.winner[p]);
+  }
+}
+
+/* Flight lines, reveals and lamps of two transcripts (comments and
+ * optional lines aside) are the same. */
+static void same_moves(const char *a, const char *b) {
+  char la[4096], lb[4096];
+  const char *pa = a, *pb = b;
+  for (;;) {
+    while (*pa == '#' || !strncmp(pa, "round ", 6)) pa = strchr(pa, '\n') + 1;
+    while (*pb == '#' || !strncmp(pb, "round ", 6)) pb = strchr(pb, '\n') + 1;
+    if (!*pa || !*pb) break;
+    size_t na = strcspn(pa, "\n"), nb = strcspn(pb, "\n");
+    memcpy(la, pa, na), la[na] = 0;
+    memcpy(lb, pb, nb), lb[nb] = 0;
+    if (!strncmp(la, "layout", 6)) { /* positions may be rounded */
+      char *x = la, *y = lb;
+      for (; *x; x++) if (*x == '@') { while (*x && *x != ' ') *x++ = ' '; if (!*x) break; }
+      for (; *y; y++) if (*y == '@') { while (*y && *y != ' ') *y++ = ' '; if (!*y) break; }
+    }
+    assert_string_equal(la, lb);
+    pa += na + (pa[na] ? 1 : 0);
+    pb += nb + (pb[nb] ? 1 : 0);
+  }
+  assert_int_equal(*pa, *pb);
+}
+
+static void play_sim(const char *spec, uint64_t seed, double mischief,
+                     sink *s, wch_sim *sim, wch **wout) {
+  ft_players pl;
+  wch_config cfg;
+  setup_game(spec, &pl, &cfg);
+  wch_sim_config sc = {seed, 3, 4, mischief, mischief, mischief, mischief};
+  tp_error err;
+  assert_int_equal(wch_simulate(&sc, NULL, &pl, 0, sim, &err), TP_OK);
+  wch_output out = {s, on_say, on_event, on_record};
+  wch *w;
+  assert_int_equal(wch_create(&cfg, &out, &w, &err), TP_OK);
+  assert_int_equal(wch_start(w, &err), TP_OK);
+  char *cursor = sim->answers;
+  drive(w, sim, 0, sim->n_frames, &cursor);
+  *wout = w;
+}
+
+static void test_clean_games(void **state) {
+  (void)state;
+  const char *specs[] = {"anna=red+yellow,ben=blue+green",
+                         "anna=red,ben=blue,cleo=green",
+                         "anna=red,ben=blue,cleo=green,dirk=yellow"};
+  for (int i = 0; i < 3; i++)
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+      sink s = {0};
+      wch_sim sim;
+      wch *w;
+      play_sim(specs[i], seed * 7 + (uint64_t)i, 0, &s, &sim, &w);
+      assert_int_equal(wch_get_stage(w), WCH_GAME_OVER);
+      same_moves(s.log, sim.transcript);
+      same_final(s.log, sim.transcript);
+      assert_int_equal(wch_warnings(w), 0);
+      assert_int_equal(s.n_flight_events, sim.n_flights);
+      assert_int_equal(s.n_final, 1);
+      char *table = wch_final_table(w, false);
+      assert_non_null(strstr(table, "Winner"));
+      free(table);
+      char *json = wch_state_json(w);
+      assert_non_null(strstr(json, "\"stage\":\"over\""));
+      free(json);
+      wch_destroy(w);
+      wch_sim_free(&sim);
+      free(s.log);
+    }
+}
+
+static void test_mischief_warned(void **state) {
+  (void)state;
+  for (uint64_t seed = 11; seed <= 14; seed++) {
+    sink s = {0};
+    wch_sim sim;
+    wch *w;
+    play_sim("anna=red,ben=blue,cleo=green,dirk=yellow", seed, 0.25, &s, &sim,
+             &w);
+    assert_int_equal(wch_get_stage(w), WCH_GAME_OVER);
+    same_final(s.log, sim.transcript);
+    same_moves(s.log, sim.transcript);
+    assert_true(sim.warnings_expected > 0);
+    assert_int_equal(wch_warnings(w), sim.warnings_expected);
+    wch_destroy(w);
+    wch_sim_free(&sim);
+    free(s.log);
+  }
+}
+
+/* Every kind of warning, on hand-made frames. */
+static wch_obs layout_obs(int n) {
+  wch_obs o;
+  memset(&o, 0, sizeof o);
+  for (int k = 0; k < n; k++)
+    o.cards[o.n_cards++] = (wch_card_obs){k % FT_N_TYPES, 90 + (k % 4) * 100,
+                                          90 + (k / 4) * 130, 90, 1};
+  return o;
+}
+
+static void add_carpet(wch_obs *o, const char *colour, double x, double y,
+                       int on) {
+  wch_carpet_obs *c = &o->carpets[o->n_carpets++];
+  memset(c, 0, sizeof *c);
+  strcpy(c->colour, colour);
+  c->x_mm = x, c->y_mm = y, c->angle_deg = 90;
+  if (on >= 0) c->on_cards[c->n_on_cards++] = on;
+}
+
+static wch *three_player_game(sink *s) {
+  static ft_players pl;
+  wch_config cfg;
+  setup_game("anna=red,ben=blue,cleo=green", &pl, &cfg);
+  wch_output out = {s, on_say, on_event, on_record};
+  wch *w;
+  tp_error err;
+  assert_int_equal(wch_create(&cfg, &out, &w, &err), TP_OK);
+  assert_int_equal(wch_start(w, &err), TP_OK);
+  assert_int_equal(wch_answer(w, "genies anna=8,3 ben=7,4 cleo=6,5", &err), TP_OK);
+  wch_obs o = layout_obs(12);
+  assert_int_equal(wch_observe(w, &o, &err), TP_OK);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+  return w;
+}
+
+static void test_warnings(void **state) {
+  (void)state;
+  sink s = {0};
+  tp_error err;
+  wch *w = three_player_game(&s);
+  /* layer anna: order ben (blue), cleo (green), anna (red). cleo first: */
+  wch_obs o = layout_obs(12);
+  add_carpet(&o, "green", 90, 90, 0);
+  wch_observe(w, &o, &err);
+  assert_int_equal(count_kind(&s, "out_of_turn"), 1);
+  /* blue lands and bumps card 5 by 50 mm */
+  o.cards[5].x_mm += 50;
+  add_carpet(&o, "blue", 190, 220, 4);
+  wch_observe(w, &o, &err);
+  assert_int_equal(count_kind(&s, "card_bumped"), 1);
+  /* red off the table: the flight resolves */
+  add_carpet(&o, "red", 900, 90, -1);
+  wch_observe(w, &o, &err);
+  assert_int_equal(count_kind(&s, "carpet_off_table"), 1);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_TAKING);
+  assert_non_null(strstr(s.log, "flight blue=4 green=0 red=-"));
+  /* taking away: cleo leaves card 0, card 7 is taken by mistake */
+  wch_obs u;
+  memset(&u, 0, sizeof u);
+  wch_obs full = layout_obs(12);
+  for (int k = 0; k < 12; k++)
+    if (k != 4 && k != 7) {
+      u.cards[u.n_cards] = full.cards[k];
+      if (k == 5) u.cards[u.n_cards].x_mm += 50;
+      u.n_cards++;
+    }
+  wch_observe(w, &u, &err);
+  assert_int_equal(count_kind(&s, "claimed_card_left"), 1);
+  assert_int_equal(count_kind(&s, "wrong_card_taken"), 1);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+  /* an unknown colour */
+  add_carpet(&u, "purple", 300, 300, -1);
+  wch_observe(w, &u, &err);
+  assert_int_equal(count_kind(&s, "unknown_carpet"), 1);
+  wch_destroy(w);
+  free(s.log);
+}
+
+static void test_answer_errors(void **state) {
+  (void)state;
+  sink s = {0};
+  ft_players pl;
+  wch_config cfg;
+  setup_game("anna=red,ben=blue,cleo=green", &pl, &cfg);
+  wch_output out = {&s, on_say, on_event, on_record};
+  wch *w;
+  tp_error err;
+  assert_int_equal(wch_create(&cfg, &out, &w, &err), TP_OK);
+  assert_int_equal(wch_start(w, &err), TP_OK);
+  const char *bad[] = {"reveal anna=8", "genies anna=8,3 ben=7,4",
+                       "genies anna=8,3 ben=7,4 zoe=6,5",
+                       "genies anna=8,3 ben=7,4 cleo=6,6",
+                       "genies anna=8,3 anna=7,4 cleo=6,5", "genies anna=x",
+                       "genies anna", ""};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    assert_int_not_equal(wch_answer(w, bad[i], &err), TP_OK);
+    assert_true(strlen(err.text) > 5);
+    assert_int_equal(wch_get_stage(w), WCH_WAIT_GENIES);
+  }
+  assert_int_equal(wch_answer(w, "anna=8,3 ben=7,4 cleo=6,5", &err), TP_OK);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_LAYOUT);
+  /* a contest: blue and red on card 0 */
+  wch_obs o = layout_obs(12);
+  wch_observe(w, &o, &err);
+  add_carpet(&o, "blue", 90, 90, 0);
+  add_carpet(&o, "green", 190, 90, 1);
+  add_carpet(&o, "red", 95, 95, 0);
+  wch_observe(w, &o, &err);
+  wch_question q;
+  assert_true(wch_question_pending(w, &q));
+  assert_int_equal(q.kind, WCH_Q_REVEAL);
+  assert_int_equal(q.card, 0);
+  assert_int_not_equal(wch_answer(w, "reveal anna=8", &err), TP_OK);
+  assert_int_not_equal(wch_answer(w, "reveal anna=8 ben=3", &err), TP_OK);
+  assert_non_null(strstr(err.text, "does not hold"));
+  assert_int_not_equal(wch_answer(w, "reveal anna=8 ben=7 cleo=6", &err), TP_OK);
+  assert_int_not_equal(wch_answer(w, "lamps anna=0", &err), TP_OK);
+  assert_int_equal(wch_answer(w, "reveal anna=3 ben=7", &err), TP_OK);
+  /* ben won with 7 and swapped with anna: ben now holds 3 and 4 */
+  ft_hand h = ft_game_genies(wch_game(w), 1);
+  assert_int_equal(h.n, 2);
+  assert_true((h.values[0] == 3 && h.values[1] == 4) ||
+              (h.values[0] == 4 && h.values[1] == 3));
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_TAKING);
+  assert_int_equal(s.n_flight_events, 1);
+  wch_destroy(w);
+  free(s.log);
+}
+
+static void test_corrections(void **state) {
+  (void)state;
+  sink s = {0};
+  tp_error err;
+  wch *w = three_player_game(&s);
+  assert_int_not_equal(wch_command(w, "undo", &err), TP_OK);
+  assert_int_not_equal(wch_command(w, "resolve", &err), TP_OK);
+  wch_obs o = layout_obs(12);
+  add_carpet(&o, "blue", 90, 90, 0);
+  add_carpet(&o, "green", 190, 90, 1);
+  wch_observe(w, &o, &err);
+  /* red flew off unseen: resolve by hand */
+  assert_int_equal(wch_command(w, "resolve", &err), TP_OK);
+  assert_non_null(strstr(s.log, "flight blue=0 green=1 red=-"));
+  assert_int_equal(wch_command(w, "give 1 anna", &err), TP_OK);
+  assert_null(strstr(s.log, "green=1"));
+  assert_non_null(strstr(s.log, "flight blue=0 green=- red=1"));
+  int counts[FT_N_TYPES];
+  assert_int_equal(ft_game_collection(wch_game(w), 0, counts), 1);
+  assert_int_equal(ft_game_collection(wch_game(w), 2, counts), 0);
+  assert_int_not_equal(wch_command(w, "give 40 anna", &err), TP_OK);
+  assert_int_not_equal(wch_command(w, "give 1 zoe", &err), TP_OK);
+  assert_int_not_equal(wch_command(w, "dance", &err), TP_OK);
+  assert_int_equal(wch_command(w, "undo", &err), TP_OK);
+  assert_null(strstr(s.log, "flight "));
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+  assert_int_equal(ft_game_collection(wch_game(w), 0, counts), 0);
+  wch_destroy(w);
+  free(s.log);
+}
+
+/* Cut the transcript anywhere, resume, play on: the same end. */
+static void test_resume(void **state) {
+  (void)state;
+  const char *spec = "anna=red,ben=blue,cleo=green";
+  sink full = {0};
+  wch_sim sim;
+  wch *w;
+  play_sim(spec, 5, 0, &full, &sim, &w);
+  wch_destroy(w);
+  for (int cut = 1; cut < 8; cut++) {
+    size_t at = full.len * (size_t)cut / 8;
+    sink s = {0};
+    ft_players pl;
+    wch_config cfg;
+    setup_game(spec, &pl, &cfg);
+    wch_output out = {&s, on_say, on_event, on_record};
+    tp_error err;
+    assert_int_equal(wch_create(&cfg, &out, &w, &err), TP_OK);
+    size_t good;
+    assert_int_equal(wch_resume(w, "cut", full.log, at, &good, &err), TP_OK);
+    assert_true(good <= at);
+    on_record(&s, full.log, true, &err);
+    s.len = good;
+    s.log[good] = '\0';
+    int64_t frame = wch_resume_frame(w);
+    char *cursor = sim.answers;
+    for (int k = 0; k < wch_answers_used(w); k++) cursor = strchr(cursor, '\n') + 1;
+    drive(w, &sim, (int)(frame + 1), sim.n_frames, &cursor);
+    assert_int_equal(wch_get_stage(w), WCH_GAME_OVER);
+    same_moves(s.log, sim.transcript);
+    same_final(s.log, full.log);
+    wch_destroy(w);
+    free(s.log);
+  }
+  /* a transcript of other players is refused */
+  ft_players pl;
+  wch_config cfg;
+  setup_game("anna=red,ben=blue,zoe=green", &pl, &cfg);
+  tp_error err;
+  assert_int_equal(wch_create(&cfg, NULL, &w, &err), TP_OK);
+  assert_int_not_equal(wch_resume(w, "x", full.log, full.len, NULL, &err), TP_OK);
+  wch_destroy(w);
+  wch_sim_free(&sim);
+  free(full.log);
+}
+
+/* Random and mutated observation JSON and answers: clean errors only. */
+static void test_fuzz(void **state) {
+  (void)state;
+  ft_rng rng;
+  ft_rng_seed(&rng, 99);
+  wch_obs o = layout_obs(12);
+  add_carpet(&o, "red", 90, 90, 0);
+  char *good = wch_obs_to_json(&o);
+  size_t n = strlen(good);
+  char *buf = malloc(n + 1);
+  tp_error err;
+  wch_obs back;
+  assert_int_equal(wch_obs_parse_json(good, n, "g", &back, &err), TP_OK);
+  assert_int_equal(back.n_cards, 12);
+  assert_int_equal(back.carpets[0].on_cards[0], 0);
+  sink s = {0};
+  wch *w = three_player_game(&s);
+  for (int i = 0; i < 3000; i++) {
+    memcpy(buf, good, n + 1);
+    int edits = 1 + ft_rng_below(&rng, 4);
+    for (int e = 0; e < edits; e++)
+      buf[ft_rng_below(&rng, (int)n)] = (char)ft_rng_below(&rng, 128);
+    size_t len = (size_t)ft_rng_below(&rng, (int)n + 1);
+    if (wch_obs_parse_json(buf, len, "m", &back, &err) == TP_OK)
+      wch_observe(w, &back, &err);
+    else
+      assert_non_null(strstr(err.text, "m:"));
+    buf[ft_rng_below(&rng, (int)n)] = '\0';
+    if (wch_question_pending(w, NULL)) wch_answer(w, buf + ft_rng_below(&rng, 8), &err);
+    wch_command(w, buf, &err);
+  }
+  wch_destroy(w);
+  free(s.log);
+  free(buf);
+  free(good);
+}
+
+static void test_motion(void **state) {
+  (void)state;
+  wch_motion *m;
+  tp_error err;
+  assert_int_equal(wch_motion_create(NULL, &m, &err), TP_OK);
+  tp_image img;
+  tp_image_alloc(&img, 320, 240, 1);
+  ft_rng rng;
+  ft_rng_seed(&rng, 3);
+  wch_motion_result r;
+  int settled = 0, still = 0;
+  for (int f = 0; f < 40; f++) {
+    double gain = f < 20 ? 1.0 : 1.4; /* a lamp at frame 20 */
+    for (int y = 0; y < 240; y++)
+      for (int x = 0; x < 320; x++) {
+        int v = (int)((60 + (x / 40) * 10 + ft_rng_below(&rng, 5) - 2) * gain);
+        /* a hand passes at frames 8..11 */
+        if (f >= 8 && f < 12 && x > 40 * (f - 8) && x < 40 * (f - 8) + 80 && y > 80)
+          v = 200;
+        tp_image_row(&img, y)[x] = (uint8_t)(v > 255 ? 255 : v);
+      }
+    assert_int_equal(wch_motion_feed(m, &img, &r, &err), TP_OK);
+    settled += r.settled;
+    still += r.still;
+    if (f >= 8 && f < 13) assert_false(r.still);
+  }
+  /* still at 3, after the hand at 15; the lamp does not count as motion */
+  assert_int_equal(settled, 2);
+  assert_true(still > 25);
+  tp_image_free(&img);
+  wch_motion_destroy(m);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_clean_games),   cmocka_unit_test(test_mischief_warned),
+      cmocka_unit_test(test_warnings),      cmocka_unit_test(test_answer_errors),
+      cmocka_unit_test(test_corrections),   cmocka_unit_test(test_resume),
+      cmocka_unit_test(test_fuzz),          cmocka_unit_test(test_motion),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

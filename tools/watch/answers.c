@@ -1,0 +1,354 @@
+/* watch answers: the questions only people can answer (genies, reveals,
+ * lamps; spec section 6) and the corrections (undo, give, resolve). */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "watch_internal.h"
+
+enum { MAX_WORDS = 16, ANSWER_MAX = 400 };
+
+static int split_words(char *s, char **words) {
+  int n = 0;
+  for (char *p = s; *p && n < MAX_WORDS;) {
+    while (*p && isspace((unsigned char)*p)) *p++ = '\0';
+    if (!*p) break;
+    words[n++] = p;
+    while (*p && !isspace((unsigned char)*p)) p++;
+  }
+  return n;
+}
+
+static bool parse_int(const char *s, int lo, int hi, int *out) {
+  char *end;
+  if (!isdigit((unsigned char)*s)) return false;
+  long v = strtol(s, &end, 10);
+  if (*end || v < lo || v > hi) return false;
+  *out = (int)v;
+  return true;
+}
+
+/* "name=value" with the name a player of the game. */
+static tp_status player_word(wch *w, char *word, char **value, int *player,
+                             tp_error *err) {
+  char *eq = strchr(word, '=');
+  if (!eq)
+    return tp_error_set(err, TP_ERR_INVALID,
+                        "'%.40s' is not NAME=VALUE", word);
+  *eq = '\0';
+  *value = eq + 1;
+  *player = ft_players_by_name(&w->players, word);
+  if (*player < 0)
+    return tp_error_set(err, TP_ERR_INVALID, "'%.40s' is not a player of "
+                        "this game", word);
+  return TP_OK;
+}
+
+tp_status wch__answer_genies(wch *w, char *rest, tp_error *err) {
+  char *words[MAX_WORDS];
+  int n = split_words(rest, words);
+  ft_hand hands[FT_MAX_PLAYERS];
+  bool given[FT_MAX_PLAYERS] = {false};
+  memset(hands, 0, sizeof hands);
+  for (int i = 0; i < n; i++) {
+    char *value;
+    int p;
+    tp_status st = player_word(w, words[i], &value, &p, err);
+    if (st != TP_OK) return st;
+    if (given[p])
+      return tp_error_set(err, TP_ERR_INVALID, "%s is named twice",
+                          w->players.players[p].name);
+    given[p] = true;
+    for (char *tok = strtok(value, ","); tok; tok = strtok(NULL, ",")) {
+      if (hands[p].n == FT_MAX_GENIES || !parse_int(tok, 1, 99,
+                                                    &hands[p].values[hands[p].n]))
+        return tp_error_set(err, TP_ERR_INVALID, "'%.20s' is not a genie "
+                            "(1..99) of %s", tok, w->players.players[p].name);
+      hands[p].n++;
+    }
+  }
+  for (int p = 0; p < w->players.n_players; p++)
+    if (!given[p])
+      return tp_error_set(err, TP_ERR_INVALID, "no genies for %s",
+                          w->players.players[p].name);
+  tp_status st = ft_game_set_genies(w->game, hands, err);
+  if (st != TP_OK) return st;
+  char line[512];
+  ft_transcript_write_genies(line, sizeof line, &w->players, hands);
+  st = wch__append(w, line, err);
+  if (st == TP_OK) st = wch__mark(w, err);
+  if (st != TP_OK) return st;
+  wch__say(w, WCH_SAY_INFO, "Genies dealt: %s", line + 7);
+  wch__enter_layout(w);
+  return TP_OK;
+}
+
+tp_status wch__answer_reveal(wch *w, char *rest, tp_error *err) {
+  ft_game_contest c;
+  if (!ft_game_next_contest(w->game, &c))
+    return tp_error_set(err, TP_ERR_INVALID, "no genie contest is waiting");
+  char *words[MAX_WORDS];
+  int n = split_words(rest, words);
+  int genies[FT_MAX_PLAYERS] = {0};
+  for (int i = 0; i < n; i++) {
+    char *value;
+    int p;
+    tp_status st = player_word(w, words[i], &value, &p, err);
+    if (st != TP_OK) return st;
+    if (genies[p])
+      return tp_error_set(err, TP_ERR_INVALID, "%s is named twice",
+                          w->players.players[p].name);
+    if (!parse_int(value, 1, 99, &genies[p]))
+      return tp_error_set(err, TP_ERR_INVALID, "'%.20s' is not a genie "
+                          "(1..99)", value);
+  }
+  for (int q = 0; q < c.n_players; q++)
+    if (!genies[c.players[q]])
+      return tp_error_set(err, TP_ERR_INVALID, "no genie for %s, who is in "
+                          "the contest for card %d",
+                          w->players.players[c.players[q]].name, c.card);
+  ft_contest_result r;
+  tp_status st = ft_game_reveal(w->game, c.card, genies, &r, err);
+  if (st != TP_OK) return st;
+  if (w->n_results >= 0 && w->n_results < FT_MAX_CARDS)
+    w->results[w->n_results++] = r;
+  if (w->n_reveals < FT_MAX_CARDS) {
+    w->reveals[w->n_reveals].card = c.card;
+    memcpy(w->reveals[w->n_reveals++].genies, genies, sizeof genies);
+  }
+  /* the card leaves the game; it may still lie on the table */
+  wch__ref_to_ghost(w, c.card, r.winner);
+  char line[512];
+  ft_transcript_write_reveal(line, sizeof line, &w->players, c.card, genies);
+  st = wch__append(w, line, err);
+  if (st == TP_OK) st = wch__mark(w, err);
+  if (st != TP_OK) return st;
+  int type = -1;
+  for (int k = 0; k < w->n_ghost; k++)
+    if (w->ghost[k].id == c.card) type = w->ghost[k].type;
+  wch__say(w, WCH_SAY_RESULT, "%s wins %s with genie %d and swaps it for %s's "
+           "genie %d.", w->players.players[r.winner].name,
+           wch__card_label(type), r.winner_genie,
+           w->players.players[r.lowest].name, r.lowest_genie);
+  return TP_OK;
+}
+
+tp_status wch__answer_lamps(wch *w, char *rest, tp_error *err) {
+  char *words[MAX_WORDS];
+  int n = split_words(rest, words);
+  int lamps[FT_MAX_PLAYERS] = {0};
+  bool given[FT_MAX_PLAYERS] = {false};
+  for (int i = 0; i < n; i++) {
+    char *value;
+    int p;
+    tp_status st = player_word(w, words[i], &value, &p, err);
+    if (st != TP_OK) return st;
+    if (given[p])
+      return tp_error_set(err, TP_ERR_INVALID, "%s is named twice",
+                          w->players.players[p].name);
+    given[p] = true;
+    if (!parse_int(value, 0, FT_DECK_SIZE, &lamps[p]))
+      return tp_error_set(err, TP_ERR_INVALID, "'%.20s' is not a number of "
+                          "lamps", value);
+  }
+  ft_round_report r;
+  tp_status st = ft_game_round_end(w->game, lamps, &r, err);
+  if (st != TP_OK) return st;
+  w->have_flight = false; /* too late to correct the last flight */
+  for (int k = 0; k < r.n_leftovers; k++) wch__ref_to_ghost(w, r.leftovers[k], -1);
+  char line[512];
+  ft_transcript_write_lamps(line, sizeof line, &w->players, lamps);
+  st = wch__append(w, line, err);
+  if (st == TP_OK) st = wch__mark(w, err);
+  if (st != TP_OK) return st;
+  wch__emit_round_end(w, &r);
+  if (ft_game_phase(w->game) == FT_PHASE_OVER) wch__emit_final(w);
+  return TP_OK;
+}
+
+/* ---- questions ---- */
+
+bool wch_question_pending(const wch *w, wch_question *q) {
+  wch_question none;
+  if (!q) q = &none;
+  memset(q, 0, sizeof *q);
+  if (w->stage == WCH_WAIT_GENIES) {
+    q->kind = WCH_Q_GENIES;
+    snprintf(q->prompt, sizeof q->prompt, "Deal the genies and tell me who "
+             "holds which: genies NAME=V,V ...");
+    return true;
+  }
+  if (w->stage != WCH_WAIT_ANSWER) return false;
+  ft_game_contest c;
+  if (ft_game_next_contest(w->game, &c)) {
+    q->kind = WCH_Q_REVEAL;
+    q->card = c.card;
+    q->n_players = c.n_players;
+    memcpy(q->players, c.players, sizeof c.players);
+    int len = snprintf(q->prompt, sizeof q->prompt, "Genie contest for card "
+                       "%d: reveal", c.card);
+    for (int k = 0; k < c.n_players && len < (int)sizeof q->prompt; k++)
+      len += snprintf(q->prompt + len, sizeof q->prompt - (size_t)len,
+                      " %s=?", w->players.players[c.players[k]].name);
+    return true;
+  }
+  if (ft_game_phase(w->game) == FT_PHASE_LAMPS) {
+    q->kind = WCH_Q_LAMPS;
+    snprintf(q->prompt, sizeof q->prompt, "End of round %d: lamps spent as "
+             "palaces? lamps NAME=N ...", ft_game_round(w->game));
+    return true;
+  }
+  return false;
+}
+
+static const char *question_word(wch_question_kind k) {
+  return k == WCH_Q_GENIES ? "genies" : k == WCH_Q_REVEAL ? "reveal" : "lamps";
+}
+
+tp_status wch_answer(wch *w, const char *line, tp_error *err) {
+  wch_question q;
+  if (!wch_question_pending(w, &q))
+    return tp_error_set(err, TP_ERR_INVALID, "no question is waiting for "
+                        "an answer");
+  char buf[ANSWER_MAX + 1];
+  size_t n = strlen(line);
+  if (n > ANSWER_MAX)
+    return tp_error_set(err, TP_ERR_INVALID, "longer than %d characters",
+                        ANSWER_MAX);
+  memcpy(buf, line, n + 1);
+  char *rest = buf;
+  while (isspace((unsigned char)*rest)) rest++;
+  const char *want = question_word(q.kind);
+  size_t word = strcspn(rest, " \t");
+  if (word && !memchr(rest, '=', word)) { /* a first word: must be ours */
+    if (word != strlen(want) || strncmp(rest, want, word))
+      return tp_error_set(err, TP_ERR_INVALID, "expected a '%s' line, not "
+                          "'%.*s'", want, (int)(word > 20 ? 20 : word), rest);
+    rest += word;
+  }
+  tp_status st;
+  w->answers_used++; /* written with the answer's transcript line */
+  if (q.kind == WCH_Q_GENIES)
+    st = wch__answer_genies(w, rest, err);
+  else if (q.kind == WCH_Q_REVEAL)
+    st = wch__answer_reveal(w, rest, err);
+  else
+    st = wch__answer_lamps(w, rest, err);
+  if (st != TP_OK) {
+    w->answers_used--;
+    return st;
+  }
+  return q.kind == WCH_Q_GENIES ? TP_OK : wch__after_answer(w, err);
+}
+
+/* ---- corrections ---- */
+
+/* Puts the game back to just before the last flight. */
+static tp_status take_back(wch *w, tp_error *err) {
+  ft_game *g = ft_game_clone(w->before_flight);
+  if (!g) return tp_error_set(err, TP_ERR_NOMEM, "watch: out of memory");
+  ft_game_destroy(w->game);
+  w->game = g;
+  w->n_ref = w->n_ref_before;
+  memcpy(w->ref, w->ref_before, sizeof w->ref);
+  w->n_ghost = w->n_ghost_before;
+  memcpy(w->ghost, w->ghost_before, sizeof w->ghost);
+  w->flights_total--;
+  w->have_flight = false;
+  return wch__rewrite(w, w->log_before, err);
+}
+
+static tp_status can_correct(const wch *w, tp_error *err) {
+  if (!w->have_flight || !w->before_flight)
+    return tp_error_set(err, TP_ERR_INVALID, "there is no flight to correct "
+                        "(only the last flight of a round that is not over)");
+  if (w->stage == WCH_WAIT_THROWS && w->n_landed > 0)
+    return tp_error_set(err, TP_ERR_INVALID, "the next flight has begun");
+  return TP_OK;
+}
+
+static void correction_event(wch *w, const char *action, int card,
+                             const char *player) {
+  char json[256];
+  snprintf(json, sizeof json,
+           "{\"event\": \"correction\", \"action\": \"%s\", \"round\": %d, "
+           "\"flight\": %d, \"card\": %d, \"player\": \"%s\"}",
+           action, w->report.round, w->report.flight, card, player);
+  wch__event(w, json);
+}
+
+static tp_status cmd_undo(wch *w, tp_error *err) {
+  tp_status st = can_correct(w, err);
+  if (st == TP_OK) st = take_back(w, err);
+  if (st == TP_OK) st = wch__mark(w, err);
+  if (st != TP_OK) return st;
+  correction_event(w, "undo", -1, "");
+  w->stage = WCH_WAIT_THROWS;
+  w->n_landed = 0;
+  wch__say(w, WCH_SAY_INFO, "Flight %d of round %d taken back: pick up the "
+           "carpets and throw again.", w->report.flight, w->report.round);
+  return TP_OK;
+}
+
+static bool in_flight(const wch *w, int card) {
+  for (int k = 0; k < w->n_ref_before; k++)
+    if (w->ref_before[k].id == card) return true;
+  return false;
+}
+
+static tp_status cmd_give(wch *w, const char *card_s, const char *who,
+                          tp_error *err) {
+  tp_status st = can_correct(w, err);
+  if (st != TP_OK) return st;
+  int card, p = -1;
+  if (!parse_int(card_s, 0, 1 << 20, &card) || !in_flight(w, card))
+    return tp_error_set(err, TP_ERR_INVALID, "'%.20s' is not a card of the "
+                        "last flight", card_s);
+  if (strcmp(who, "-") && (p = ft_players_by_name(&w->players, who)) < 0)
+    return tp_error_set(err, TP_ERR_INVALID, "'%.40s' is not a player "
+                        "(or - to leave the card on the table)", who);
+  /* the card under exactly the chosen player's first carpet */
+  for (int k = 0; k < w->n_landings; k++) {
+    int n = 0;
+    for (int j = 0; j < w->n_land_cards[k]; j++)
+      if (w->land_cards[k][j] != card)
+        w->land_cards[k][n++] = w->land_cards[k][j];
+    w->n_land_cards[k] = n;
+  }
+  if (p >= 0)
+    for (int k = 0; k < w->n_landings; k++)
+      if (!strcmp(w->land_colour[k], w->players.players[p].carpets[0]))
+        w->land_cards[k][w->n_land_cards[k]++] = card;
+  w->n_old_reveals = w->n_reveals;
+  memcpy(w->old_reveals, w->reveals, sizeof w->reveals);
+  st = take_back(w, err);
+  if (st != TP_OK) return st;
+  correction_event(w, "give", card, p >= 0 ? w->players.players[p].name : "-");
+  wch__say(w, WCH_SAY_INFO, "Correction: card %d goes to %s.", card,
+           p >= 0 ? w->players.players[p].name : "nobody (it stays)");
+  return wch__resolve(w, NULL, true, err);
+}
+
+static tp_status cmd_resolve(wch *w, tp_error *err) {
+  if (w->stage != WCH_WAIT_THROWS || w->n_landed == 0 || !w->have_last_obs)
+    return tp_error_set(err, TP_ERR_INVALID, "no carpets have landed yet");
+  return wch__resolve(w, &w->last_obs, false, err);
+}
+
+tp_status wch_command(wch *w, const char *line, tp_error *err) {
+  char buf[ANSWER_MAX + 1];
+  size_t n = strlen(line);
+  if (n > ANSWER_MAX)
+    return tp_error_set(err, TP_ERR_INVALID, "longer than %d characters",
+                        ANSWER_MAX);
+  memcpy(buf, line, n + 1);
+  char *words[MAX_WORDS];
+  int nw = split_words(buf, words);
+  if (nw == 1 && !strcmp(words[0], "undo")) return cmd_undo(w, err);
+  if (nw == 1 && !strcmp(words[0], "resolve")) return cmd_resolve(w, err);
+  if (nw == 3 && !strcmp(words[0], "give"))
+    return cmd_give(w, words[1], words[2], err);
+  return tp_error_set(err, TP_ERR_INVALID, "unknown command '%.40s' (undo, "
+                      "give CARD PLAYER, give CARD -, resolve)", line);
+}

@@ -1,0 +1,715 @@
+/* watch controller: follows a game of Fliegende Teppiche from still-frame
+ * observations. Stages: genies -> (layout -> (throws -> answers ->
+ * taking)* -> lamps)* -> over. The rules core decides everything about
+ * the game; this file decides what the table shows. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "watch_internal.h"
+
+void wch_config_default(wch_config *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->match_mm = 30;
+  cfg->bump_mm = 120;
+  cfg->min_overlap_mm2 = 150;
+  cfg->card_mm[0] = cfg->carpet_mm[0] = 59;
+  cfg->card_mm[1] = cfg->carpet_mm[1] = 91;
+}
+
+const char *wch_stage_name(wch_stage stage) {
+  static const char *const names[] = {"genies", "layout", "throws",
+                                      "answer", "taking", "over"};
+  return (unsigned)stage <= WCH_GAME_OVER ? names[stage] : "unknown";
+}
+
+const char *wch__card_label(int type) {
+  static const char *const labels[] = {
+      "the palace",        "adventure A",     "adventure B",
+      "adventure C",       "adventure D",     "adventure E",
+      "the spice bazaar",  "the carpet bazaar", "the camel bazaar",
+      "the treasure",      "the magic lamp",  "the desert"};
+  return type >= 0 && type < FT_N_TYPES ? labels[type] : "an unknown card";
+}
+
+/* ---- output helpers ---- */
+
+void wch__say(wch *w, wch_tone tone, const char *fmt, ...) {
+  if (w->replaying || !w->out.say) return;
+  char text[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  w->out.say(w->out.user, tone, text);
+}
+
+void wch__event(wch *w, const char *json) {
+  if (!w->replaying && w->out.event && json) w->out.event(w->out.user, json);
+}
+
+void wch__warn(wch *w, const char *kind, const char *fmt, ...) {
+  if (w->replaying) return;
+  char text[600], json[900];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  w->warnings++;
+  wch__say(w, WCH_SAY_WARN, "%s", text);
+  /* the text holds no quotes or backslashes: it is ours */
+  snprintf(json, sizeof json,
+           "{\"event\": \"warning\", \"kind\": \"%s\", \"round\": %d, "
+           "\"frame\": %lld, \"text\": \"%s\"}",
+           kind, ft_game_round(w->game), (long long)w->frame, text);
+  wch__event(w, json);
+}
+
+static tp_status grow_log(wch *w, size_t need, tp_error *err) {
+  if (w->log_len + need + 1 <= w->log_cap) return TP_OK;
+  size_t cap = w->log_cap ? w->log_cap : 4096;
+  while (cap < w->log_len + need + 1) cap *= 2;
+  char *p = realloc(w->log, cap);
+  if (!p) return tp_error_set(err, TP_ERR_NOMEM, "transcript: out of memory");
+  w->log = p;
+  w->log_cap = cap;
+  return TP_OK;
+}
+
+tp_status wch__append(wch *w, const char *text, tp_error *err) {
+  size_t n = strlen(text);
+  tp_status st = grow_log(w, n, err);
+  if (st != TP_OK) return st;
+  memcpy(w->log + w->log_len, text, n + 1);
+  w->log_len += n;
+  if (w->replaying || !w->out.record) return TP_OK;
+  return w->out.record(w->out.user, text, false, err);
+}
+
+/* Cuts the transcript back to `keep` bytes and writes it whole. */
+tp_status wch__rewrite(wch *w, size_t keep, tp_error *err) {
+  if (keep > w->log_len) keep = w->log_len;
+  w->log_len = keep;
+  if (w->log) w->log[keep] = '\0';
+  if (w->replaying || !w->out.record) return TP_OK;
+  return w->out.record(w->out.user, w->log ? w->log : "", true, err);
+}
+
+/* What resume needs besides the game: the frame and the answers used. */
+tp_status wch__mark(wch *w, tp_error *err) {
+  char line[96];
+  snprintf(line, sizeof line, "# watch frame=%lld answers=%d\n",
+           (long long)w->frame, w->answers_used);
+  return wch__append(w, line, err);
+}
+
+/* ---- create / destroy ---- */
+
+tp_status wch_create(const wch_config *cfg, const wch_output *out, wch **wp,
+                     tp_error *err) {
+  *wp = NULL;
+  if (!cfg || !cfg->players)
+    return tp_error_set(err, TP_ERR_INVALID, "watch: no players given");
+  wch *w = calloc(1, sizeof *w);
+  if (!w) return tp_error_set(err, TP_ERR_NOMEM, "watch: out of memory");
+  w->cfg = *cfg;
+  w->players = *cfg->players;
+  w->cfg.players = &w->players;
+  if (cfg->rules)
+    w->rules = *cfg->rules;
+  else
+    ft_rules_default(&w->rules);
+  w->cfg.rules = &w->rules;
+  if (out) w->out = *out;
+  w->resume_frame = -1;
+  w->frame = -1;
+  tp_status st = ft_players_check_game(&w->players, &w->rules, err);
+  if (st == TP_OK)
+    st = ft_game_create(&w->rules, &w->players, cfg->first_layer, &w->game,
+                        err);
+  if (st != TP_OK) {
+    wch_destroy(w);
+    return st;
+  }
+  w->stage = WCH_WAIT_GENIES;
+  *wp = w;
+  return TP_OK;
+}
+
+void wch_destroy(wch *w) {
+  if (!w) return;
+  ft_game_destroy(w->game);
+  ft_game_destroy(w->before_flight);
+  free(w->log);
+  free(w);
+}
+
+tp_status wch_start(wch *w, tp_error *err) {
+  size_t n = ft_transcript_write_header(NULL, 0, &w->players,
+                                        w->cfg.first_layer);
+  char *buf = malloc(n + 1);
+  if (!buf) return tp_error_set(err, TP_ERR_NOMEM, "watch: out of memory");
+  ft_transcript_write_header(buf, n + 1, &w->players, w->cfg.first_layer);
+  w->log_len = 0;
+  tp_status st = wch__rewrite(w, 0, err);
+  if (st == TP_OK) st = wch__append(w, buf, err);
+  free(buf);
+  if (st != TP_OK) return st;
+  wch__say(w, WCH_SAY_INFO, "New game: %d players, %d rounds, %s lays out "
+           "first.", w->players.n_players, ft_game_rounds(w->game),
+           w->players.players[ft_game_layer(w->game)].name);
+  return TP_OK;
+}
+
+/* ---- matching what is seen to what is known ---- */
+
+typedef struct {
+  int obs_of_ref[FT_MAX_CARDS];   /* -1: not seen */
+  bool bumped[FT_MAX_CARDS];
+  int ref_of_obs[WCH_MAX_OBS_CARDS]; /* -1: not a table card */
+  int ghost_of_obs[WCH_MAX_OBS_CARDS];
+} matching;
+
+static bool type_fits(int seen, int known) {
+  return seen < 0 || seen == known;
+}
+
+/* Greedy nearest pairs: the closest fitting pair first. */
+static void pair_cards(const wch_obs *obs, const wch__card *known, int n_known,
+                       double radius, bool need_type, int *obs_of_known,
+                       int *known_of_obs) {
+  for (;;) {
+    double best = radius;
+    int bi = -1, bk = -1;
+    for (int k = 0; k < n_known; k++) {
+      if (obs_of_known[k] >= 0) continue;
+      for (int i = 0; i < obs->n_cards; i++) {
+        if (known_of_obs[i] >= 0) continue;
+        const wch_card_obs *c = &obs->cards[i];
+        if (need_type ? c->type != known[k].type
+                      : !type_fits(c->type, known[k].type))
+          continue;
+        double d = wch__dist(c->x_mm, c->y_mm, known[k].x, known[k].y);
+        if (d <= best) best = d, bi = i, bk = k;
+      }
+    }
+    if (bi < 0) return;
+    obs_of_known[bk] = bi;
+    known_of_obs[bi] = bk;
+  }
+}
+
+static void match_cards(const wch *w, const wch_obs *obs, matching *m) {
+  for (int k = 0; k < FT_MAX_CARDS; k++) m->obs_of_ref[k] = -1;
+  memset(m->bumped, 0, sizeof m->bumped);
+  for (int i = 0; i < WCH_MAX_OBS_CARDS; i++)
+    m->ref_of_obs[i] = m->ghost_of_obs[i] = -1;
+  pair_cards(obs, w->ref, w->n_ref, w->cfg.match_mm, false, m->obs_of_ref,
+             m->ref_of_obs);
+  /* ghosts, converted to the card struct for the same pairing */
+  wch__card g[FT_DECK_SIZE];
+  int obs_of_ghost[FT_DECK_SIZE];
+  for (int k = 0; k < w->n_ghost; k++) {
+    g[k] = (wch__card){.id = w->ghost[k].id, .type = w->ghost[k].type,
+                       .x = w->ghost[k].x, .y = w->ghost[k].y};
+    obs_of_ghost[k] = -1;
+  }
+  pair_cards(obs, g, w->n_ghost, w->cfg.match_mm, false, obs_of_ghost,
+             m->ghost_of_obs);
+  /* a table card that moved further (a carpet bumped it): same type only */
+  int before[FT_MAX_CARDS];
+  memcpy(before, m->obs_of_ref, sizeof before);
+  pair_cards(obs, w->ref, w->n_ref, w->cfg.bump_mm, true, m->obs_of_ref,
+             m->ref_of_obs);
+  for (int k = 0; k < w->n_ref; k++)
+    m->bumped[k] = before[k] < 0 && m->obs_of_ref[k] >= 0;
+}
+
+static bool carpet_covers(const wch *w, const wch_obs *obs, double x, double y,
+                          double angle) {
+  for (int c = 0; c < obs->n_carpets; c++) {
+    const wch_carpet_obs *cp = &obs->carpets[c];
+    if (wch__rect_overlap(cp->x_mm, cp->y_mm, cp->angle_deg, w->cfg.carpet_mm,
+                          x, y, angle, w->cfg.card_mm) > w->cfg.min_overlap_mm2)
+      return true;
+  }
+  return false;
+}
+
+/* Ghosts not seen and not hidden under a carpet were taken away. */
+static void forget_taken_ghosts(wch *w, const wch_obs *obs,
+                                const matching *m) {
+  int kept = 0;
+  for (int k = 0; k < w->n_ghost; k++) {
+    bool seen = false;
+    for (int i = 0; i < obs->n_cards; i++) seen |= m->ghost_of_obs[i] == k;
+    const wch__ghost *gh = &w->ghost[k];
+    if (seen || carpet_covers(w, obs, gh->x, gh->y, gh->angle))
+      w->ghost[kept++] = *gh;
+  }
+  w->n_ghost = kept;
+}
+
+/* Claimed cards that are still on the table after the taking-away. */
+static void warn_claimed_left(wch *w) {
+  for (int k = 0; k < w->n_ghost; k++) {
+    wch__ghost *g = &w->ghost[k];
+    if (g->owner < 0 || g->left_warned) continue;
+    g->left_warned = true;
+    wch__warn(w, "claimed_card_left",
+              "Card %d (%s) went to %s but is still on the table: please "
+              "take it.",
+              g->id, wch__card_label(g->type),
+              w->players.players[g->owner].name);
+  }
+}
+
+/* Table cards bumped (moved) or gone although nobody won them. */
+static void check_table_cards(wch *w, const wch_obs *obs, const matching *m) {
+  for (int k = 0; k < w->n_ref; k++) {
+    wch__card *c = &w->ref[k];
+    int i = m->obs_of_ref[k];
+    if (i >= 0 && m->bumped[k]) {
+      if (!c->bump_warned)
+        wch__warn(w, "card_bumped",
+                  "Card %d (%s) was bumped by a carpet; it is still the same "
+                  "card.",
+                  c->id, wch__card_label(c->type));
+      c->bump_warned = true;
+      c->x = obs->cards[i].x_mm;
+      c->y = obs->cards[i].y_mm;
+      c->angle = obs->cards[i].angle_deg;
+    }
+    if (i >= 0) c->missing_warned = false;
+    if (i < 0 && !c->missing_warned &&
+        !carpet_covers(w, obs, c->x, c->y, c->angle)) {
+      c->missing_warned = true;
+      wch__warn(w, "wrong_card_taken",
+                "Card %d (%s) was taken away, but nobody won it: please put "
+                "it back.",
+                c->id, wch__card_label(c->type));
+    }
+  }
+}
+
+/* ---- layout ---- */
+
+void wch__enter_layout(wch *w) {
+  w->stage = WCH_WAIT_LAYOUT;
+  w->n_track = 0;
+  w->layout_excess_warned = false;
+  int layer = ft_game_layer(w->game);
+  wch__say(w, WCH_SAY_INFO, "Round %d: %s, lay out the cards.",
+           ft_game_round(w->game), w->players.players[layer].name);
+}
+
+static int expected_layout(const wch *w) {
+  int left = ft_game_deck_left(w->game);
+  return left < w->rules.layout_cards ? left : w->rules.layout_cards;
+}
+
+/* Follows the cards as they are put down, in the order they appear. */
+static bool track_layout(wch *w, const wch_obs *obs, const matching *m) {
+  int obs_of_track[WCH_MAX_OBS_CARDS], track_of_obs[WCH_MAX_OBS_CARDS];
+  for (int i = 0; i < WCH_MAX_OBS_CARDS; i++)
+    obs_of_track[i] = -1, track_of_obs[i] = m->ghost_of_obs[i] >= 0 ? 99 : -1;
+  pair_cards(obs, w->track, w->n_track, w->cfg.bump_mm, true, obs_of_track,
+             track_of_obs);
+  bool uncertain = false;
+  wch__card next[WCH_MAX_OBS_CARDS];
+  int n = 0;
+  for (int k = 0; k < w->n_track; k++) {
+    int i = obs_of_track[k];
+    if (i < 0) continue; /* picked up again: forget it */
+    next[n] = w->track[k];
+    next[n].x = obs->cards[i].x_mm;
+    next[n].y = obs->cards[i].y_mm;
+    next[n++].angle = obs->cards[i].angle_deg;
+  }
+  /* new cards, in reading order when several appeared at once */
+  for (;;) {
+    int pick = -1;
+    for (int i = 0; i < obs->n_cards; i++) {
+      if (track_of_obs[i] >= 0) continue;
+      if (obs->cards[i].type < 0) {
+        uncertain = true;
+        continue;
+      }
+      const wch_card_obs *c = &obs->cards[i], *p = pick >= 0 ? &obs->cards[pick] : NULL;
+      if (!p || c->y_mm < p->y_mm - 20 ||
+          (c->y_mm < p->y_mm + 20 && c->x_mm < p->x_mm))
+        pick = i;
+    }
+    if (pick < 0 || n == WCH_MAX_OBS_CARDS) break;
+    track_of_obs[pick] = n;
+    next[n++] = (wch__card){.id = -1, .type = obs->cards[pick].type,
+                            .x = obs->cards[pick].x_mm,
+                            .y = obs->cards[pick].y_mm,
+                            .angle = obs->cards[pick].angle_deg};
+  }
+  memcpy(w->track, next, (size_t)n * sizeof next[0]);
+  w->n_track = n;
+  return !uncertain;
+}
+
+static tp_status confirm_layout(wch *w, tp_error *err) {
+  ft_card cards[FT_MAX_CARDS];
+  int n = w->n_track;
+  for (int k = 0; k < n; k++)
+    cards[k] = (ft_card){.id = w->next_id + k, .type = w->track[k].type,
+                         .has_pos = true, .x_mm = w->track[k].x,
+                         .y_mm = w->track[k].y};
+  tp_error why;
+  if (ft_game_layout(w->game, cards, n, &why) != TP_OK) {
+    wch__warn(w, "layout_rejected", "This layout does not fit the game (%s); "
+              "waiting for a clearer view.", why.text);
+    return TP_OK;
+  }
+  warn_claimed_left(w);
+  w->n_ghost = 0; /* what is still there from before is noted */
+  for (int k = 0; k < n; k++) {
+    w->ref[k] = w->track[k];
+    w->ref[k].id = w->next_id + k;
+    w->ref[k].missing_warned = w->ref[k].bump_warned = false;
+  }
+  w->n_ref = n;
+  w->next_id += n;
+  char *buf = malloc(256 + (size_t)n * 64);
+  if (!buf) return tp_error_set(err, TP_ERR_NOMEM, "watch: out of memory");
+  int layer = ft_game_layer(w->game);
+  size_t len = ft_transcript_write_round(buf, 256, ft_game_round(w->game),
+                                         w->players.players[layer].name);
+  len += ft_transcript_write_layout(buf + len, 128 + (size_t)n * 32, cards, n);
+  len += (size_t)sprintf(buf + len, "# watch poses");
+  for (int k = 0; k < n; k++)
+    len += (size_t)sprintf(buf + len, " %d@%.1f", w->ref[k].id,
+                           w->ref[k].angle);
+  sprintf(buf + len, "\n");
+  tp_status st = wch__append(w, buf, err);
+  free(buf);
+  if (st == TP_OK) st = wch__mark(w, err);
+  if (st != TP_OK) return st;
+  wch__emit_layout(w);
+  const char *order[FT_MAX_CARPETS];
+  ft_game_throw_order(w->game, order);
+  int first = ft_players_by_colour(&w->players, order[0]);
+  wch__say(w, WCH_SAY_INFO, "Round %d: %s laid out %d cards. %s throws first "
+           "(%s).", ft_game_round(w->game), w->players.players[layer].name, n,
+           w->players.players[first].name, order[0]);
+  w->stage = WCH_WAIT_THROWS;
+  w->n_landed = 0;
+  return TP_OK;
+}
+
+static tp_status observe_layout(wch *w, const wch_obs *obs, const matching *m,
+                                tp_error *err) {
+  if (obs->n_carpets == 0) warn_claimed_left(w); /* the last flight's */
+  bool certain = track_layout(w, obs, m);
+  int want = expected_layout(w);
+  if (w->n_track > want && !w->layout_excess_warned) {
+    w->layout_excess_warned = true;
+    wch__warn(w, "layout_too_many", "%d cards are on the table, but a layout "
+              "has %d.", w->n_track, want);
+  }
+  if (w->n_track == want && want > 0 && certain && obs->n_carpets == 0)
+    return confirm_layout(w, err);
+  return TP_OK;
+}
+
+/* ---- throws ---- */
+
+static int landed_index(const wch *w, const char *colour) {
+  for (int k = 0; k < w->n_landed; k++)
+    if (!strcmp(w->landed[k], colour)) return k;
+  return -1;
+}
+
+static const char *owner_name(const wch *w, const char *colour) {
+  int p = ft_players_by_colour(&w->players, colour);
+  return p >= 0 ? w->players.players[p].name : colour;
+}
+
+static bool off_table(const wch *w, const wch_carpet_obs *c) {
+  const double *t = w->cfg.table_mm;
+  if (t[0] == 0 && t[1] == 0 && t[2] == 0 && t[3] == 0) return false;
+  return c->x_mm < t[0] || c->y_mm < t[1] || c->x_mm > t[2] || c->y_mm > t[3];
+}
+
+static void note_landing(wch *w, const wch_carpet_obs *c, const char **order,
+                         int n_order) {
+  const char *expected = NULL;
+  for (int k = 0; k < n_order && !expected; k++)
+    if (landed_index(w, order[k]) < 0) expected = order[k];
+  int k = w->n_landed++;
+  snprintf(w->landed[k], FT_NAME_MAX, "%s", c->colour);
+  w->landed_off[k] = off_table(w, c);
+  if (expected && strcmp(expected, c->colour))
+    wch__warn(w, "out_of_turn",
+              "%s threw out of turn (the %s carpet); it was %s's turn (%s).",
+              owner_name(w, c->colour), c->colour, owner_name(w, expected),
+              expected);
+  if (w->landed_off[k])
+    wch__warn(w, "carpet_off_table",
+              "The %s carpet landed off the table: it goes back to %s.",
+              c->colour, owner_name(w, c->colour));
+}
+
+/* Lands the carpets seen for the first time, in the expected order when
+ * several came down between two still frames. */
+static void note_new_carpets(wch *w, const wch_obs *obs) {
+  const char *order[FT_MAX_CARPETS];
+  int n_order = ft_game_throw_order(w->game, order);
+  bool is_new[WCH_MAX_OBS_CARPETS] = {false};
+  for (int c = 0; c < obs->n_carpets; c++) {
+    const char *col = obs->carpets[c].colour;
+    if (ft_players_by_colour(&w->players, col) < 0) {
+      if (!w->unknown_warned)
+        wch__warn(w, "unknown_carpet", "A %s carpet is on the table, but no "
+                  "player has it (--players).", col);
+      w->unknown_warned = true;
+      continue;
+    }
+    is_new[c] = landed_index(w, col) < 0;
+  }
+  for (int k = 0; k < n_order; k++)
+    for (int c = 0; c < obs->n_carpets; c++)
+      if (is_new[c] && !strcmp(obs->carpets[c].colour, order[k])) {
+        is_new[c] = false;
+        note_landing(w, &obs->carpets[c], order, n_order);
+      }
+}
+
+/* The game's cards each carpet of the observation lies on. */
+static void carpet_cards(const wch *w, const wch_obs *obs, const matching *m,
+                         int c, int *ids, int *n_ids) {
+  const wch_carpet_obs *cp = &obs->carpets[c];
+  *n_ids = 0;
+  if (off_table(w, cp)) return;
+  for (int j = 0; j < cp->n_on_cards; j++) {
+    int i = cp->on_cards[j];
+    if (i < 0 || i >= obs->n_cards || m->ref_of_obs[i] < 0) continue;
+    ids[(*n_ids)++] = w->ref[m->ref_of_obs[i]].id;
+  }
+  /* a card this frame does not show at all lies under something: the
+   * reference says where it is */
+  for (int k = 0; k < w->n_ref; k++) {
+    if (m->obs_of_ref[k] >= 0) continue;
+    const wch__card *r = &w->ref[k];
+    if (wch__rect_overlap(cp->x_mm, cp->y_mm, cp->angle_deg, w->cfg.carpet_mm,
+                          r->x, r->y, r->angle, w->cfg.card_mm) >
+        w->cfg.min_overlap_mm2)
+      ids[(*n_ids)++] = r->id;
+  }
+}
+
+static void set_landings_from(wch *w, const wch_obs *obs, const matching *m) {
+  const char *order[FT_MAX_CARPETS];
+  int n_order = ft_game_throw_order(w->game, order);
+  w->n_landings = n_order;
+  for (int k = 0; k < n_order; k++) {
+    snprintf(w->land_colour[k], FT_NAME_MAX, "%s", order[k]);
+    w->n_land_cards[k] = 0;
+    for (int c = 0; c < obs->n_carpets; c++)
+      if (!strcmp(obs->carpets[c].colour, order[k]))
+        carpet_cards(w, obs, m, c, w->land_cards[k], &w->n_land_cards[k]);
+  }
+}
+
+void wch__save_before_flight(wch *w) {
+  ft_game_destroy(w->before_flight);
+  w->before_flight = ft_game_clone(w->game);
+  w->n_ref_before = w->n_ref;
+  memcpy(w->ref_before, w->ref, sizeof w->ref);
+  w->n_ghost_before = w->n_ghost;
+  memcpy(w->ghost_before, w->ghost, sizeof w->ghost);
+  w->log_before = w->log_len;
+}
+
+void wch__ref_to_ghost(wch *w, int card_id, int owner) {
+  for (int k = 0; k < w->n_ref; k++) {
+    if (w->ref[k].id != card_id) continue;
+    if (w->n_ghost < FT_DECK_SIZE)
+      w->ghost[w->n_ghost++] =
+          (wch__ghost){.id = card_id, .type = w->ref[k].type,
+                       .x = w->ref[k].x, .y = w->ref[k].y,
+                       .angle = w->ref[k].angle, .owner = owner,
+                       .since_flight = w->flights_total};
+    memmove(&w->ref[k], &w->ref[k + 1],
+            (size_t)(w->n_ref - k - 1) * sizeof w->ref[0]);
+    w->n_ref--;
+    return;
+  }
+}
+
+/* Answers that an earlier `give` re-applies without asking again. */
+static tp_status auto_reveals(wch *w, tp_error *err) {
+  ft_game_contest next;
+  while (ft_game_next_contest(w->game, &next)) {
+    int found = -1;
+    for (int k = 0; k < w->n_old_reveals && found < 0; k++)
+      if (w->old_reveals[k].card == next.card) found = k;
+    if (found < 0) return TP_OK;
+    char line[256];
+    int len = 0;
+    for (int q = 0; q < next.n_players; q++) {
+      int p = next.players[q];
+      len += snprintf(line + len, sizeof line - (size_t)len, "%s=%d ",
+                      w->players.players[p].name,
+                      w->old_reveals[found].genies[p]);
+    }
+    tp_error why;
+    if (wch__answer_reveal(w, line, &why) != TP_OK) return TP_OK;
+  }
+  return wch__after_answer(w, err);
+}
+
+/* Resolves the flight from the carpets' places (landings already set). */
+static tp_status resolve_landings(wch *w, tp_error *err) {
+  ft_landing landings[FT_MAX_CARPETS];
+  for (int k = 0; k < w->n_landings; k++)
+    landings[k] = (ft_landing){w->land_colour[k], w->land_cards[k],
+                               w->n_land_cards[k]};
+  wch__save_before_flight(w);
+  tp_error why;
+  if (ft_game_flight(w->game, landings, w->n_landings, &w->report, &why) !=
+      TP_OK) {
+    wch__warn(w, "flight_rejected", "Could not resolve the flight: %s",
+              why.text);
+    w->n_landed = 0;
+    return TP_OK;
+  }
+  w->flights_total++;
+  w->have_flight = true;
+  w->n_results = w->n_reveals = 0;
+  char line[2048];
+  ft_transcript_write_flight(line, sizeof line, landings, w->n_landings);
+  tp_status st = wch__append(w, line, err);
+  if (st == TP_OK) st = wch__mark(w, err);
+  if (st != TP_OK) return st;
+  for (int p = 0; p < w->players.n_players; p++)
+    for (int k = 0; k < w->report.n_claimed[p]; k++)
+      wch__ref_to_ghost(w, w->report.claimed[p][k], p);
+  wch__say_flight(w);
+  w->stage = WCH_WAIT_ANSWER;
+  if (w->report.n_contests == 0 || w->n_old_reveals > 0)
+    return auto_reveals(w, err);
+  return TP_OK;
+}
+
+tp_status wch__resolve(wch *w, const wch_obs *obs, bool reuse_landings,
+                       tp_error *err) {
+  if (!reuse_landings) {
+    matching m;
+    match_cards(w, obs, &m);
+    set_landings_from(w, obs, &m);
+    w->n_old_reveals = 0;
+  }
+  return resolve_landings(w, err);
+}
+
+static tp_status observe_throws(wch *w, const wch_obs *obs, const matching *m,
+                                tp_error *err) {
+  check_table_cards(w, obs, m);
+  if (w->n_landed == 0 && obs->n_carpets > 0) warn_claimed_left(w);
+  note_new_carpets(w, obs);
+  const char *order[FT_MAX_CARPETS];
+  int n_order = ft_game_throw_order(w->game, order);
+  if (w->n_landed < n_order) return TP_OK;
+  /* every carpet is down and the table is still: decide now */
+  set_landings_from(w, obs, m);
+  w->n_old_reveals = 0;
+  return resolve_landings(w, err);
+}
+
+/* ---- after the flight ---- */
+
+/* Called after each answer: next contest, the flight event, the lamps,
+ * the round end, the end of the game. */
+tp_status wch__after_answer(wch *w, tp_error *err) {
+  (void)err;
+  ft_phase ph = ft_game_phase(w->game);
+  if (ph == FT_PHASE_CONTEST) return TP_OK; /* the next reveal */
+  if (w->stage == WCH_WAIT_ANSWER && w->have_flight &&
+      w->n_results == w->report.n_contests) {
+    wch__emit_flight(w);
+    w->n_results = -1; /* emitted */
+  }
+  if (ph == FT_PHASE_LAMPS) {
+    w->stage = WCH_WAIT_ANSWER;
+    return TP_OK;
+  }
+  if (ph == FT_PHASE_OVER) {
+    w->stage = WCH_GAME_OVER;
+    return TP_OK;
+  }
+  if (ph == FT_PHASE_LAYOUT) {
+    wch__enter_layout(w);
+    return TP_OK;
+  }
+  w->stage = WCH_WAIT_TAKING;
+  return TP_OK;
+}
+
+static bool carpets_moved(const wch *w, const wch_obs *obs) {
+  (void)w;
+  (void)obs;
+  return false;
+}
+
+static tp_status observe_taking(wch *w, const wch_obs *obs, const matching *m,
+                                tp_error *err) {
+  if (obs->n_carpets > 0 && !carpets_moved(w, obs)) return TP_OK;
+  /* all carpets are back with their players: the next flight */
+  warn_claimed_left(w);
+  check_table_cards(w, obs, m);
+  w->stage = WCH_WAIT_THROWS;
+  w->n_landed = 0;
+  int f = ft_game_flight_number(w->game);
+  const char *order[FT_MAX_CARPETS];
+  ft_game_throw_order(w->game, order);
+  wch__say(w, WCH_SAY_INFO, "Flight %d: %s throws first (%s).", f,
+           owner_name(w, order[0]), order[0]);
+  return obs->n_carpets ? observe_throws(w, obs, m, err) : TP_OK;
+}
+
+tp_status wch_observe(wch *w, const wch_obs *obs, tp_error *err) {
+  w->frame = obs->frame;
+  w->last_obs = *obs;
+  w->have_last_obs = true;
+  if (w->stage == WCH_GAME_OVER || w->stage == WCH_WAIT_GENIES ||
+      w->stage == WCH_WAIT_ANSWER)
+    return TP_OK; /* nothing to look at until the answer */
+  matching m;
+  match_cards(w, obs, &m);
+  forget_taken_ghosts(w, obs, &m);
+  match_cards(w, obs, &m); /* ghost indices changed */
+  switch (w->stage) {
+  case WCH_WAIT_LAYOUT:
+    return observe_layout(w, obs, &m, err);
+  case WCH_WAIT_THROWS:
+    return observe_throws(w, obs, &m, err);
+  case WCH_WAIT_TAKING:
+    return observe_taking(w, obs, &m, err);
+  default:
+    return TP_OK;
+  }
+}
+
+/* ---- queries ---- */
+
+wch_stage wch_get_stage(const wch *w) {
+  return w->stage;
+}
+const ft_game *wch_game(const wch *w) {
+  return w->game;
+}
+int wch_warnings(const wch *w) {
+  return w->warnings;
+}
+int64_t wch_resume_frame(const wch *w) {
+  return w->resume_frame;
+}
+int wch_answers_used(const wch *w) {
+  return w->answers_used;
+}

@@ -1,0 +1,123 @@
+/* watch observations as JSON: the `teppich analyze --json` format. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "watch_internal.h"
+
+static tp_status bad(const char *name, const char *what, tp_error *err) {
+  return tp_error_set(err, TP_ERR_FORMAT, "%s: %s", name, what);
+}
+
+static bool get_xy(const cJSON *o, double *x, double *y) {
+  const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "center_mm");
+  if (!cJSON_IsArray(c) || cJSON_GetArraySize(c) != 2) return false;
+  const cJSON *a = cJSON_GetArrayItem(c, 0), *b = cJSON_GetArrayItem(c, 1);
+  if (!cJSON_IsNumber(a) || !cJSON_IsNumber(b)) return false;
+  *x = a->valuedouble;
+  *y = b->valuedouble;
+  return isfinite(*x) && isfinite(*y) && fabs(*x) < 1e6 && fabs(*y) < 1e6;
+}
+
+static double get_num(const cJSON *o, const char *key, double fallback) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsNumber(v) && isfinite(v->valuedouble) ? v->valuedouble
+                                                       : fallback;
+}
+
+static tp_status parse_cards(const cJSON *arr, const char *name, wch_obs *out,
+                             tp_error *err) {
+  const cJSON *c;
+  cJSON_ArrayForEach(c, arr) {
+    if (out->n_cards == WCH_MAX_OBS_CARDS)
+      return bad(name, "more than 64 cards", err);
+    wch_card_obs *o = &out->cards[out->n_cards++];
+    if (!cJSON_IsObject(c) || !get_xy(c, &o->x_mm, &o->y_mm))
+      return bad(name, "a card without a center_mm [x, y]", err);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(c, "type");
+    o->type = cJSON_IsString(t) ? ft_card_type_parse(t->valuestring) : -1;
+    o->angle_deg = get_num(c, "angle_deg", 90);
+    o->visible_fraction = get_num(c, "visible_fraction", 0);
+  }
+  return TP_OK;
+}
+
+static tp_status parse_carpets(const cJSON *arr, const char *name,
+                               wch_obs *out, tp_error *err) {
+  const cJSON *c;
+  cJSON_ArrayForEach(c, arr) {
+    if (out->n_carpets == WCH_MAX_OBS_CARPETS)
+      return bad(name, "more than 16 carpets", err);
+    wch_carpet_obs *o = &out->carpets[out->n_carpets++];
+    const cJSON *col = cJSON_GetObjectItemCaseSensitive(c, "colour");
+    if (!cJSON_IsObject(c) || !get_xy(c, &o->x_mm, &o->y_mm) ||
+        !cJSON_IsString(col) || !col->valuestring[0] ||
+        strlen(col->valuestring) >= FT_NAME_MAX)
+      return bad(name, "a carpet without colour and center_mm", err);
+    strcpy(o->colour, col->valuestring);
+    o->angle_deg = get_num(c, "angle_deg", 90);
+    const cJSON *on = cJSON_GetObjectItemCaseSensitive(c, "on_cards"), *v;
+    cJSON_ArrayForEach(v, on) {
+      if (!cJSON_IsNumber(v) || v->valuedouble < 0 ||
+          v->valuedouble >= out->n_cards || o->n_on_cards == WCH_MAX_OBS_CARDS)
+        return bad(name, "on_cards: not an index of cards", err);
+      o->on_cards[o->n_on_cards++] = (int)v->valuedouble;
+    }
+  }
+  return TP_OK;
+}
+
+tp_status wch_obs_parse_json(const char *text, size_t len, const char *name,
+                             wch_obs *out, tp_error *err) {
+  memset(out, 0, sizeof *out);
+  cJSON *root = cJSON_ParseWithLength(text, len);
+  if (!root || !cJSON_IsObject(root)) {
+    cJSON_Delete(root);
+    return bad(name, "not a JSON object", err);
+  }
+  out->frame = (int64_t)get_num(root, "frame", -1);
+  const cJSON *cards = cJSON_GetObjectItemCaseSensitive(root, "cards");
+  const cJSON *carpets = cJSON_GetObjectItemCaseSensitive(root, "carpets");
+  tp_status st = TP_OK;
+  if ((cards && !cJSON_IsArray(cards)) || (carpets && !cJSON_IsArray(carpets)))
+    st = bad(name, "cards and carpets must be arrays", err);
+  if (st == TP_OK) st = parse_cards(cards, name, out, err);
+  if (st == TP_OK) st = parse_carpets(carpets, name, out, err);
+  cJSON_Delete(root);
+  if (st != TP_OK) memset(out, 0, sizeof *out);
+  return st;
+}
+
+char *wch_obs_to_json(const wch_obs *obs) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "frame", (double)obs->frame);
+  cJSON *cards = cJSON_AddArrayToObject(o, "cards");
+  for (int i = 0; i < obs->n_cards; i++) {
+    const wch_card_obs *c = &obs->cards[i];
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddNumberToObject(j, "id", i);
+    if (c->type >= 0)
+      cJSON_AddStringToObject(j, "type", ft_card_type_name((ft_card_type)c->type));
+    double xy[2] = {c->x_mm, c->y_mm};
+    cJSON_AddItemToObject(j, "center_mm", cJSON_CreateDoubleArray(xy, 2));
+    cJSON_AddNumberToObject(j, "angle_deg", c->angle_deg);
+    cJSON_AddItemToArray(cards, j);
+  }
+  cJSON *carpets = cJSON_AddArrayToObject(o, "carpets");
+  for (int i = 0; i < obs->n_carpets; i++) {
+    const wch_carpet_obs *c = &obs->carpets[i];
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "colour", c->colour);
+    double xy[2] = {c->x_mm, c->y_mm};
+    cJSON_AddItemToObject(j, "center_mm", cJSON_CreateDoubleArray(xy, 2));
+    cJSON_AddNumberToObject(j, "angle_deg", c->angle_deg);
+    cJSON_AddItemToObject(j, "on_cards",
+                          cJSON_CreateIntArray(c->on_cards, c->n_on_cards));
+    cJSON_AddItemToArray(carpets, j);
+  }
+  char *s = cJSON_PrintUnformatted(o);
+  cJSON_Delete(o);
+  return s;
+}

@@ -1,0 +1,275 @@
+/* watch report: the events of spec section 6 (JSON lines), the readable
+ * commentary, the state as JSON for a web page and the final table. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "watch_internal.h"
+
+static const char *pname(const wch *w, int p) {
+  return w->players.players[p].name;
+}
+
+static cJSON *event_start(const wch *w, const char *kind, int round) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "event", kind);
+  cJSON_AddNumberToObject(o, "round", round);
+  cJSON_AddNumberToObject(o, "frame", (double)w->frame);
+  return o;
+}
+
+static void emit(wch *w, cJSON *o) {
+  char *s = cJSON_PrintUnformatted(o);
+  wch__event(w, s);
+  free(s);
+  cJSON_Delete(o);
+}
+
+static cJSON *xy(double x, double y) {
+  double v[2] = {(double)(long long)(x * 10 + (x < 0 ? -0.5 : 0.5)) / 10,
+                 (double)(long long)(y * 10 + (y < 0 ? -0.5 : 0.5)) / 10};
+  return cJSON_CreateDoubleArray(v, 2);
+}
+
+static cJSON *card_json(const wch__card *c) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "id", c->id);
+  cJSON_AddStringToObject(o, "type", ft_card_type_name((ft_card_type)c->type));
+  cJSON_AddItemToObject(o, "center_mm", xy(c->x, c->y));
+  cJSON_AddNumberToObject(o, "angle_deg",
+                          (double)(long long)(c->angle * 10 + 0.5) / 10);
+  return o;
+}
+
+void wch__emit_layout(wch *w) {
+  if (w->replaying) return;
+  cJSON *o = event_start(w, "layout", ft_game_round(w->game));
+  cJSON_AddStringToObject(o, "layer", pname(w, ft_game_layer(w->game)));
+  cJSON *cards = cJSON_AddArrayToObject(o, "cards");
+  for (int k = 0; k < w->n_ref; k++)
+    cJSON_AddItemToArray(cards, card_json(&w->ref[k]));
+  emit(w, o);
+}
+
+static cJSON *ids_json(const int *ids, int n) {
+  return cJSON_CreateIntArray(ids, n);
+}
+
+void wch__emit_flight(wch *w) {
+  if (w->replaying) return;
+  const ft_flight_report *r = &w->report;
+  cJSON *o = event_start(w, "flight", r->round);
+  cJSON_AddNumberToObject(o, "flight", r->flight);
+  cJSON *claims = cJSON_AddArrayToObject(o, "claims");
+  for (int p = 0; p < w->players.n_players; p++) {
+    if (!r->n_claimed[p]) continue;
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "player", pname(w, p));
+    cJSON_AddItemToObject(c, "cards", ids_json(r->claimed[p], r->n_claimed[p]));
+    cJSON_AddItemToArray(claims, c);
+  }
+  cJSON *contests = cJSON_AddArrayToObject(o, "contests");
+  for (int k = 0; k < r->n_contests; k++) {
+    const ft_game_contest *gc = &r->contests[k];
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddNumberToObject(c, "card", gc->card);
+    cJSON *pl = cJSON_AddArrayToObject(c, "players");
+    for (int q = 0; q < gc->n_players; q++)
+      cJSON_AddItemToArray(pl, cJSON_CreateString(pname(w, gc->players[q])));
+    for (int i = 0; i < w->n_results; i++)
+      if (w->results[i].card == gc->card) {
+        cJSON_AddStringToObject(c, "winner", pname(w, w->results[i].winner));
+        cJSON *g = cJSON_AddObjectToObject(c, "genies");
+        for (int q = 0; q < gc->n_players; q++)
+          cJSON_AddNumberToObject(g, pname(w, gc->players[q]),
+                                  w->results[i].revealed[gc->players[q]]);
+      }
+    cJSON_AddItemToArray(contests, c);
+  }
+  cJSON *ret = cJSON_AddArrayToObject(o, "returned");
+  for (int k = 0; k < r->n_returned; k++)
+    cJSON_AddItemToArray(ret, cJSON_CreateString(r->returned[k]));
+  emit(w, o);
+}
+
+void wch__emit_round_end(wch *w, const ft_round_report *r) {
+  cJSON *o = event_start(w, "round_end", r->round);
+  cJSON *pts = cJSON_AddObjectToObject(o, "palace_points");
+  cJSON *pal = cJSON_AddObjectToObject(o, "palaces");
+  cJSON *lamps = cJSON_AddObjectToObject(o, "lamps_spent");
+  for (int p = 0; p < w->players.n_players; p++) {
+    cJSON_AddNumberToObject(pts, pname(w, p), r->points[p]);
+    cJSON_AddNumberToObject(pal, pname(w, p), r->palaces[p]);
+    cJSON_AddNumberToObject(lamps, pname(w, p), r->lamps_spent[p]);
+  }
+  cJSON_AddItemToObject(o, "leftovers",
+                        ids_json(r->leftovers, r->n_leftovers));
+  if (!w->replaying) {
+    emit(w, o);
+  } else {
+    cJSON_Delete(o);
+    return;
+  }
+  char text[512];
+  int len = snprintf(text, sizeof text, "End of round %d. Palaces:", r->round);
+  for (int p = 0; p < w->players.n_players && len < (int)sizeof text; p++)
+    len += snprintf(text + len, sizeof text - (size_t)len, " %s %d (%+d)%s",
+                    pname(w, p), r->palaces[p], r->points[p],
+                    p + 1 < w->players.n_players ? "," : ".");
+  wch__say(w, WCH_SAY_RESULT, "%s", text);
+}
+
+void wch__emit_final(wch *w) {
+  ft_final f;
+  tp_error err;
+  if (w->replaying || ft_game_final(w->game, &f, &err) != TP_OK) return;
+  cJSON *o = event_start(w, "final", ft_game_rounds(w->game));
+  cJSON *tot = cJSON_AddObjectToObject(o, "totals");
+  cJSON *win = cJSON_AddArrayToObject(o, "winners");
+  for (int p = 0; p < f.n_players; p++) {
+    cJSON_AddNumberToObject(tot, pname(w, p), f.scores[p].total);
+    if (f.winner[p]) cJSON_AddItemToArray(win, cJSON_CreateString(pname(w, p)));
+  }
+  emit(w, o);
+  char *table = wch_final_table(w, false);
+  if (table) wch__say(w, WCH_SAY_FINAL, "%s", table);
+  free(table);
+}
+
+/* "anna takes the palace and the treasure" */
+static int list_cards(const wch *w, const int *ids, int n, char *buf,
+                      size_t cap) {
+  int len = 0;
+  for (int k = 0; k < n && len < (int)cap; k++) {
+    int type = -1;
+    for (int g = 0; g < w->n_ghost; g++)
+      if (w->ghost[g].id == ids[k]) type = w->ghost[g].type;
+    for (int g = 0; g < w->n_ref; g++)
+      if (w->ref[g].id == ids[k]) type = w->ref[g].type;
+    len += snprintf(buf + len, cap - (size_t)len, "%s%s",
+                    k == 0 ? "" : k + 1 == n ? " and " : ", ",
+                    wch__card_label(type));
+  }
+  return len;
+}
+
+void wch__say_flight(wch *w) {
+  const ft_flight_report *r = &w->report;
+  char text[1024];
+  int len = snprintf(text, sizeof text, "Round %d, flight %d:", r->round,
+                     r->flight);
+  bool any = false;
+  for (int p = 0; p < w->players.n_players; p++) {
+    if (!r->n_claimed[p] || len >= (int)sizeof text - 2) continue;
+    len += snprintf(text + len, sizeof text - (size_t)len, "%s %s takes ",
+                    any ? ";" : "", pname(w, p));
+    len += list_cards(w, r->claimed[p], r->n_claimed[p], text + len,
+                      sizeof text - (size_t)len);
+    any = true;
+  }
+  if (!any && len < (int)sizeof text)
+    len += snprintf(text + len, sizeof text - (size_t)len, " nobody takes a "
+                    "card");
+  if (len < (int)sizeof text) snprintf(text + len, sizeof text - (size_t)len, ".");
+  wch__say(w, WCH_SAY_RESULT, "%s", text);
+  if (r->n_returned) {
+    len = snprintf(text, sizeof text, "Back without a card:");
+    for (int k = 0; k < r->n_returned && len < (int)sizeof text; k++)
+      len += snprintf(text + len, sizeof text - (size_t)len, " %s%s",
+                      r->returned[k], k + 1 < r->n_returned ? "," : ".");
+    wch__say(w, WCH_SAY_INFO, "%s", text);
+  }
+  for (int k = 0; k < r->n_contests; k++) {
+    const ft_game_contest *c = &r->contests[k];
+    int one[1] = {c->card};
+    len = snprintf(text, sizeof text, "Genie contest on ");
+    len += list_cards(w, one, 1, text + len, sizeof text - (size_t)len);
+    for (int q = 0; q < c->n_players && len < (int)sizeof text; q++)
+      len += snprintf(text + len, sizeof text - (size_t)len, "%s%s",
+                      q == 0 ? ": " : " vs ", pname(w, c->players[q]));
+    if (len < (int)sizeof text)
+      snprintf(text + len, sizeof text - (size_t)len, ". Reveal your genies!");
+    wch__say(w, WCH_SAY_CONTEST, "%s", text);
+  }
+}
+
+/* ---- the whole state, for a web page ---- */
+
+char *wch_state_json(const wch *w) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "stage", wch_stage_name(w->stage));
+  cJSON_AddStringToObject(o, "phase", ft_phase_name(ft_game_phase(w->game)));
+  cJSON_AddNumberToObject(o, "round", ft_game_round(w->game));
+  cJSON_AddNumberToObject(o, "rounds", ft_game_rounds(w->game));
+  cJSON_AddNumberToObject(o, "flight", ft_game_flight_number(w->game));
+  cJSON_AddStringToObject(o, "layer", pname(w, ft_game_layer(w->game)));
+  cJSON_AddNumberToObject(o, "frame", (double)w->frame);
+  cJSON *cards = cJSON_AddArrayToObject(o, "table");
+  for (int k = 0; k < w->n_ref; k++)
+    cJSON_AddItemToArray(cards, card_json(&w->ref[k]));
+  cJSON *landed = cJSON_AddArrayToObject(o, "carpets_landed");
+  for (int k = 0; k < w->n_landed; k++)
+    cJSON_AddItemToArray(landed, cJSON_CreateString(w->landed[k]));
+  wch_question q;
+  if (wch_question_pending(w, &q))
+    cJSON_AddStringToObject(o, "question", q.prompt);
+  cJSON *players = cJSON_AddArrayToObject(o, "players");
+  for (int p = 0; p < w->players.n_players; p++) {
+    cJSON *pl = cJSON_CreateObject();
+    cJSON_AddStringToObject(pl, "name", pname(w, p));
+    int counts[FT_N_TYPES];
+    cJSON_AddNumberToObject(pl, "cards",
+                            ft_game_collection(w->game, p, counts));
+    cJSON *held = cJSON_AddObjectToObject(pl, "holds");
+    for (int t = 0; t < FT_N_TYPES; t++)
+      if (counts[t])
+        cJSON_AddNumberToObject(held, ft_card_type_name((ft_card_type)t),
+                                counts[t]);
+    ft_hand h = ft_game_genies(w->game, p);
+    cJSON_AddItemToObject(pl, "genies", cJSON_CreateIntArray(h.values, h.n));
+    cJSON_AddNumberToObject(pl, "palace_points",
+                            ft_game_palace_points(w->game, p));
+    cJSON_AddItemToArray(players, pl);
+  }
+  cJSON_AddNumberToObject(o, "warnings", w->warnings);
+  char *s = cJSON_PrintUnformatted(o);
+  cJSON_Delete(o);
+  return s;
+}
+
+/* ---- the final table ---- */
+
+char *wch_final_table(const wch *w, bool colour) {
+  ft_final f;
+  tp_error err;
+  if (ft_game_final(w->game, &f, &err) != TP_OK) return NULL;
+  size_t cap = 4096;
+  char *s = malloc(cap);
+  if (!s) return NULL;
+  int len = snprintf(s, cap, "Final scores\n%-12s %7s %7s %10s %9s %7s %6s\n",
+                     "player", "palaces", "bazaars", "adventures",
+                     "treasures", "deserts", "total");
+  for (int p = 0; p < f.n_players; p++) {
+    const ft_score *sc = &f.scores[p];
+    len += snprintf(s + len, cap - (size_t)len,
+                    "%s%-12s %7d %7d %10d %9d %7d %6d%s%s\n",
+                    colour && f.winner[p] ? "\033[1m" : "", pname(w, p),
+                    sc->palace_points, sc->bazaar_points, sc->adventure_points,
+                    sc->treasure_points, sc->desert_points, sc->total,
+                    f.winner[p] ? "  winner" : "",
+                    colour && f.winner[p] ? "\033[0m" : "");
+  }
+  if (f.n_winners == 0) {
+    snprintf(s + len, cap - (size_t)len, "Nobody wins: a tie.\n");
+  } else {
+    len += snprintf(s + len, cap - (size_t)len, "%s: ",
+                    f.n_winners > 1 ? "Winners" : "Winner");
+    for (int p = 0, k = 0; p < f.n_players; p++)
+      if (f.winner[p])
+        len += snprintf(s + len, cap - (size_t)len, "%s%s", k++ ? " and " : "",
+                        pname(w, p));
+    snprintf(s + len, cap - (size_t)len, "!\n");
+  }
+  return s;
+}

@@ -1,0 +1,261 @@
+/* watch: the live-game controller behind `teppich watch`. Prefix wch_.
+ *
+ * Pure C, no pixels: it is fed OBSERVATIONS of still frames (cards seen
+ * with type and pose, carpets seen with colour, pose and the cards they
+ * lie on from above) and follows a whole game of Fliegende Teppiche with
+ * the rules core (rules/ft): layout, flights, contests, taking-away,
+ * rounds, palace comparison, final scores. It says what happens
+ * (commentary), writes the spec's events (JSON lines) and the transcript
+ * (the `teppich score` format), asks the questions only people can answer
+ * (genies, reveals, lamps) and takes corrections (undo / give).
+ *
+ *   wch_config cfg; wch_config_default(&cfg); cfg.players = ...;
+ *   wch_output out = {user, say, event, record};
+ *   wch *w; wch_create(&cfg, &out, &w, &err);
+ *   loop: if (wch_question_pending(w, &q)) wch_answer(w, line, &err);
+ *         else if (still frame) wch_observe(w, &obs, &err);
+ *   wch_destroy(w);
+ *
+ * Also here: stillness detection on gray frames (wch_motion), a parser of
+ * observations as JSON (the `teppich analyze --json` format), and a game
+ * simulator that makes scripted observation sequences for tests.
+ * No global state; every output goes through the caller's callbacks. */
+#ifndef TEPPICH_WATCH_H
+#define TEPPICH_WATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core.h"
+#include "ft.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { WCH_MAX_OBS_CARDS = 64, WCH_MAX_OBS_CARPETS = 16 };
+
+/* ------------------------------------------------------ observations */
+
+/* One destination card seen in a still frame, table mm (spec section 1). */
+typedef struct {
+  int type; /* ft_card_type, or -1 when the type is not certain */
+  double x_mm, y_mm, angle_deg;
+  double visible_fraction; /* 0..1; 0 = not known */
+} wch_card_obs;
+
+/* One carpet seen: on_cards are indices into the observation's cards. */
+typedef struct {
+  char colour[FT_NAME_MAX];
+  double x_mm, y_mm, angle_deg;
+  int n_on_cards;
+  int on_cards[WCH_MAX_OBS_CARDS];
+} wch_carpet_obs;
+
+typedef struct {
+  int64_t frame; /* the source's frame number (for logs and resume) */
+  int n_cards;
+  wch_card_obs cards[WCH_MAX_OBS_CARDS];
+  int n_carpets;
+  wch_carpet_obs carpets[WCH_MAX_OBS_CARPETS];
+} wch_obs;
+
+/* Parses one observation from JSON in the `teppich analyze --json` format
+ * (spec section 4: cards[].type/center_mm/angle_deg, carpets[].colour/
+ * center_mm/angle_deg/on_cards; other fields ignored). Bad JSON or values
+ * out of range: TP_ERR_FORMAT naming `name`. */
+tp_status wch_obs_parse_json(const char *text, size_t len, const char *name,
+                             wch_obs *out, tp_error *err);
+/* The observation as one line of JSON (malloc'd), parseable by the above. */
+char *wch_obs_to_json(const wch_obs *obs);
+
+/* ------------------------------------------------------ the controller */
+
+typedef enum {
+  WCH_SAY_INFO,     /* what is going on */
+  WCH_SAY_RESULT,   /* claims and results of a flight */
+  WCH_SAY_CONTEST,  /* a genie contest */
+  WCH_SAY_QUESTION, /* something the players must answer */
+  WCH_SAY_WARN,     /* something on the table is not as it should be */
+  WCH_SAY_FINAL     /* the final score table */
+} wch_tone;
+
+/* Where everything goes. Any callback may be NULL. `record` gets whole
+ * transcript lines to append (`all` false) or the whole transcript to
+ * write over the old one (`all` true, after a correction); a failing
+ * record makes the calling function fail with its status. */
+typedef struct {
+  void *user;
+  void (*say)(void *user, wch_tone tone, const char *text);
+  void (*event)(void *user, const char *json_line); /* no newline */
+  tp_status (*record)(void *user, const char *text, bool all, tp_error *err);
+} wch_output;
+
+typedef struct {
+  const ft_rules *rules;     /* NULL = defaults */
+  const ft_players *players; /* seat order, checked for a game */
+  int first_layer;           /* player index (default 0) */
+  /* matching cards between frames: a card within match_mm of where it
+   * was is the same card; one that moved up to bump_mm (and no other
+   * card of its type is nearer) was bumped. */
+  double match_mm, bump_mm;
+  /* the part of the table where carpets count (x0 y0 x1 y1 mm); a
+   * carpet whose centre is outside landed off the table. All 0: none. */
+  double table_mm[4];
+  /* a carpet over a card that this frame does not show (covered) lies on
+   * it when they overlap by more than this (mm^2), using the card's pose
+   * from the layout reference. */
+  double min_overlap_mm2;
+  double card_mm[2], carpet_mm[2]; /* sizes (deck.json) */
+} wch_config;
+
+void wch_config_default(wch_config *cfg);
+
+typedef enum {
+  WCH_Q_NONE,
+  WCH_Q_GENIES, /* genies anna=8,1 ben=7,2 ... */
+  WCH_Q_REVEAL, /* reveal anna=7 ben=3 */
+  WCH_Q_LAMPS   /* lamps anna=1 ben=0 ... */
+} wch_question_kind;
+
+typedef struct {
+  wch_question_kind kind;
+  int card;                   /* REVEAL: card id */
+  int n_players;              /* REVEAL: players involved (indices) */
+  int players[FT_MAX_PLAYERS];
+  char prompt[256];           /* a line to show a person */
+} wch_question;
+
+/* What the controller is watching for. */
+typedef enum {
+  WCH_WAIT_GENIES,  /* the genie deal (a question) */
+  WCH_WAIT_LAYOUT,  /* the layer lays out the cards */
+  WCH_WAIT_THROWS,  /* carpets land one after the other */
+  WCH_WAIT_ANSWER,  /* a reveal or the lamps */
+  WCH_WAIT_TAKING,  /* the players take their cards and carpets away */
+  WCH_GAME_OVER
+} wch_stage;
+
+const char *wch_stage_name(wch_stage stage);
+
+typedef struct wch wch;
+
+tp_status wch_create(const wch_config *cfg, const wch_output *out, wch **w,
+                     tp_error *err);
+void wch_destroy(wch *w); /* NULL-safe */
+
+/* Continues a game from a transcript (the text of a --transcript file):
+ * replays it through the rules, rebuilds the controller's state from the
+ * `# watch` comments written with it, and writes nothing. A cut-off last
+ * line is ignored; *good_bytes (if not NULL) = how much of the text to
+ * keep (truncate the file to it before appending). The players of the
+ * transcript must be cfg->players. */
+tp_status wch_resume(wch *w, const char *name, const char *text, size_t len,
+                     size_t *good_bytes, tp_error *err);
+/* From the resumed transcript: the last frame decided on (-1: none) and how
+ * many answers were used (skip that many lines of --answers). */
+int64_t wch_resume_frame(const wch *w);
+int wch_answers_used(const wch *w);
+
+/* Starts a new game: writes the transcript header. */
+tp_status wch_start(wch *w, tp_error *err);
+
+/* One still frame. Returns TP_OK also when it warns; errors only when
+ * writing the transcript fails. */
+tp_status wch_observe(wch *w, const wch_obs *obs, tp_error *err);
+
+/* The question waiting for an answer (false: none). */
+bool wch_question_pending(const wch *w, wch_question *q);
+/* An answer line as in spec section 6 (`reveal anna=7 ben=3`; the first
+ * word may be left out). A line that does not fit is TP_ERR_INVALID with a
+ * message saying why; nothing changes. */
+tp_status wch_answer(wch *w, const char *line, tp_error *err);
+
+/* Commands people give:
+ *   undo               take back the last flight: its cards go back on the
+ *                      table, its genie swaps are undone, throw again
+ *   give CARD PLAYER   the last flight's card CARD (id) goes to PLAYER
+ *   give CARD -        ... stays on the table
+ *   resolve            all carpets that will land have landed (one flew
+ *                      off the table unseen): resolve the flight now
+ * TP_ERR_INVALID with a reason when not possible now. */
+tp_status wch_command(wch *w, const char *line, tp_error *err);
+
+wch_stage wch_get_stage(const wch *w);
+const ft_game *wch_game(const wch *w);
+/* The whole state as one JSON object (malloc'd): stage, round, flight,
+ * layer, table cards, carpets landed, question, scores so far. For a web
+ * page. */
+char *wch_state_json(const wch *w);
+/* The final table as text (malloc'd), when the game is over. colour: ANSI
+ * bold for the winners. */
+char *wch_final_table(const wch *w, bool colour);
+/* Counters for the report: flights resolved, warnings given. */
+int wch_warnings(const wch *w);
+
+/* ------------------------------------------------------ stillness */
+
+/* Decides which frames are still: a frame is still when it and the
+ * frames before it differ by no more than sensor noise. The frame is
+ * shrunk to about 160 pixels wide and normalised by its mean brightness
+ * first (a lamp switched on changes the mean, not the normalised
+ * picture). */
+typedef struct {
+  int width;          /* working width in pixels (160): more is slower */
+  double noise_level; /* per-pixel difference treated as noise, in gray
+                         levels after normalisation (8) */
+  double max_changed; /* fraction of pixels allowed over the noise (0.002) */
+  int still_frames;   /* consecutive still frames needed (3) */
+} wch_motion_config;
+
+void wch_motion_config_default(wch_motion_config *cfg);
+
+typedef struct wch_motion wch_motion;
+tp_status wch_motion_create(const wch_motion_config *cfg, wch_motion **out,
+                            tp_error *err);
+void wch_motion_destroy(wch_motion *m); /* NULL-safe */
+
+typedef struct {
+  bool still;         /* this frame ends a run of still frames */
+  bool settled;       /* first still frame after motion: decide now */
+  double changed;     /* fraction of pixels that changed from the last */
+  int run;            /* still frames in a row so far */
+} wch_motion_result;
+
+/* Feeds one gray frame (1 channel). */
+tp_status wch_motion_feed(wch_motion *m, const tp_image *gray,
+                          wch_motion_result *out, tp_error *err);
+
+/* ------------------------------------------------------ simulation */
+
+/* A scripted game: what a camera over the table would see, frame by
+ * frame, as observations, with the answers the players gave and the true
+ * transcript. For tests and measurements without pixels. */
+typedef struct {
+  uint64_t seed;
+  int moving_frames; /* frames of hands between two still scenes (3) */
+  int still_frames;  /* frames of a still scene (5) */
+  /* mischief, each 0..1: chances per flight / per card */
+  double p_out_of_turn, p_bump, p_wrong_take, p_off_table;
+} wch_sim_config;
+
+typedef struct {
+  int n_frames;
+  wch_obs *frames;  /* n_frames observations */
+  bool *moving;     /* per frame: hands in view, not still */
+  char *answers;    /* the answers file */
+  char *transcript; /* the true transcript */
+  int n_flights;
+  int warnings_expected;
+} wch_sim;
+
+tp_status wch_simulate(const wch_sim_config *cfg, const ft_rules *rules,
+                       const ft_players *players, int first_layer,
+                       wch_sim *out, tp_error *err);
+void wch_sim_free(wch_sim *sim); /* NULL-safe */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

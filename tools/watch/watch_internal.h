@@ -1,0 +1,128 @@
+/* watch internals: the controller's state, shared by its files. */
+#ifndef TEPPICH_WATCH_INTERNAL_H
+#define TEPPICH_WATCH_INTERNAL_H
+
+#include "watch.h"
+
+/* A card the controller knows where it lies. */
+typedef struct {
+  int id;
+  int type;
+  double x, y, angle;
+  bool missing_warned; /* warned that it went away unclaimed */
+  bool bump_warned;
+} wch__card;
+
+/* A card out of the game (claimed, won, leftover) that may still lie on
+ * the table until someone takes it: so that it is neither mistaken for a
+ * new layout card nor claimed again. */
+typedef struct {
+  int id;
+  int type;
+  double x, y, angle;
+  int owner;        /* player who got it, -1 for leftovers */
+  int since_flight; /* flight counter when it left the game */
+  bool left_warned;
+} wch__ghost;
+
+/* A reveal given for the last flight (re-applied after `give`). */
+typedef struct {
+  int card;
+  int genies[FT_MAX_PLAYERS];
+} wch__reveal;
+
+struct wch {
+  wch_config cfg;
+  ft_rules rules;
+  ft_players players;
+  wch_output out;
+  ft_game *game;
+  wch_stage stage;
+  int64_t frame;
+
+  /* the cards on the game's table, with their poses (layout reference) */
+  int n_ref;
+  wch__card ref[FT_MAX_CARDS];
+  /* layout being laid out */
+  int n_track;
+  wch__card track[WCH_MAX_OBS_CARDS];
+  bool layout_excess_warned;
+  int next_id;
+  /* cards out of the game that may still lie there */
+  int n_ghost;
+  wch__ghost ghost[FT_DECK_SIZE];
+
+  /* the flight being thrown: carpets seen so far, in landing order */
+  int n_landed;
+  char landed[FT_MAX_CARPETS][FT_NAME_MAX];
+  bool landed_off[FT_MAX_CARPETS];
+  bool unknown_warned;
+  int flights_total; /* counts resolved flights over the game */
+
+  /* the last flight, for contests, taking-away and corrections */
+  ft_game *before_flight;
+  int n_ref_before;
+  wch__card ref_before[FT_MAX_CARDS];
+  int n_ghost_before;
+  wch__ghost ghost_before[FT_DECK_SIZE];
+  size_t log_before; /* transcript length before its flight line */
+  int n_landings;
+  char land_colour[FT_MAX_CARPETS][FT_NAME_MAX];
+  int land_cards[FT_MAX_CARPETS][FT_MAX_CARDS];
+  int n_land_cards[FT_MAX_CARPETS];
+  ft_flight_report report;
+  int n_results;
+  ft_contest_result results[FT_MAX_CARDS];
+  int n_reveals;
+  wch__reveal reveals[FT_MAX_CARDS];
+  int n_old_reveals; /* kept across a `give` */
+  wch__reveal old_reveals[FT_MAX_CARDS];
+  bool have_flight;
+
+  /* the transcript, as written so far */
+  char *log;
+  size_t log_len, log_cap;
+  int answers_used;
+  int64_t resume_frame;
+  int warnings;
+  bool replaying; /* wch_resume: rebuild state, write and say nothing */
+  wch_obs last_obs; /* the last still frame (for `resolve`) */
+  bool have_last_obs;
+};
+
+/* controller.c */
+void wch__say(wch *w, wch_tone tone, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void wch__warn(wch *w, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void wch__event(wch *w, const char *json);
+tp_status wch__append(wch *w, const char *text, tp_error *err);
+tp_status wch__rewrite(wch *w, size_t keep, tp_error *err);
+tp_status wch__mark(wch *w, tp_error *err);
+const char *wch__card_label(int type);
+tp_status wch__resolve(wch *w, const wch_obs *obs, bool reuse_landings,
+                       tp_error *err);
+tp_status wch__after_answer(wch *w, tp_error *err);
+void wch__enter_layout(wch *w);
+void wch__save_before_flight(wch *w);
+void wch__ref_to_ghost(wch *w, int card_id, int owner);
+
+/* answers.c */
+tp_status wch__answer_genies(wch *w, char *rest, tp_error *err);
+tp_status wch__answer_reveal(wch *w, char *rest, tp_error *err);
+tp_status wch__answer_lamps(wch *w, char *rest, tp_error *err);
+
+/* report.c */
+void wch__emit_layout(wch *w);
+void wch__emit_flight(wch *w);
+void wch__emit_round_end(wch *w, const ft_round_report *r);
+void wch__emit_final(wch *w);
+void wch__say_flight(wch *w);
+
+/* geom.c */
+double wch__rect_overlap(double ax, double ay, double aang, const double asz[2],
+                         double bx, double by, double bang,
+                         const double bsz[2]);
+double wch__dist(double ax, double ay, double bx, double by);
+
+#endif
