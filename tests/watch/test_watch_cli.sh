@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# teppich watch end to end: a simulated game replayed from observations
+# must end with the true scores; kill -9 in the middle and --resume must
+# give the same result as a run without interruption; answers errors name
+# the line; bad usage is exit 2.
+. "$TEPPICH_SOURCE_DIR/tests/e2e/lib.sh"
+T=$TEPPICH_TMP
+P=anna=red,ben=blue,cleo=green
+
+expect_exit 0 "$TEPPICH" watch --simulate 7 --players $P --write "$T/g"
+expect_out "frames"
+[ -s "$T/g/obs.jsonl" ] && [ -s "$T/g/answers.txt" ] || fail "no simulated game"
+
+# 1. uninterrupted, piped: no colour codes
+expect_exit 0 "$TEPPICH" watch --observations "$T/g/obs.jsonl" --players $P \
+  --answers "$T/g/answers.txt" --transcript "$T/full.t" --events "$T/full.ev" --fast
+expect_out "Round 1, flight 1:"
+expect_out "Winner"
+grep -q $'\033' "$T/out" && fail "colour codes in piped output"
+"$TEPPICH" score "$T/full.t" | tail -n +2 >"$T/full.score" || fail "score of the watch transcript"
+"$TEPPICH" score "$T/g/truth.transcript" | tail -n +2 >"$T/truth.score"
+cmp -s "$T/full.score" "$T/truth.score" || fail "final scores differ from the truth"
+grep -q '"event":"layout"' "$T/full.ev" || fail "no layout event"
+grep -q '"event":"final"' "$T/full.ev" || fail "no final event"
+n_flights=$(grep -c '^flight' "$T/g/truth.transcript")
+[ "$(grep -c '"event":"flight"' "$T/full.ev")" = "$n_flights" ] || fail "flight events != $n_flights"
+
+# 2. kill -9 in the middle of the game (once the transcript has a few
+# flights), resume, the same end
+"$TEPPICH" watch --observations "$T/g/obs.jsonl" --players $P --fps 200 \
+  --answers "$T/g/answers.txt" --transcript "$T/killed.t" --quiet </dev/null &
+pid=$!
+for _ in $(seq 200); do
+  [ "$(grep -c '^flight' "$T/killed.t" 2>/dev/null)" -ge 3 ] && break
+  sleep 0.05
+done
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+lines_before=$(wc -l <"$T/killed.t")
+grep -q '^lamps' "$T/killed.t" && tail -1 "$T/killed.t" | grep -q 'lamps' &&
+  echo "note: the game was nearly over when killed"
+expect_exit 0 "$TEPPICH" watch --observations "$T/g/obs.jsonl" --players $P --fast \
+  --answers "$T/g/answers.txt" --resume "$T/killed.t"
+"$TEPPICH" score "$T/killed.t" | tail -n +2 >"$T/killed.score" || fail "score of the resumed transcript"
+cmp -s "$T/killed.score" "$T/full.score" || fail "resumed game ended differently"
+grep -v '^#' "$T/killed.t" | grep -v '^round' >"$T/a"; grep -v '^#' "$T/full.t" | grep -v '^round' >"$T/b"
+cmp -s "$T/a" "$T/b" || fail "resumed transcript differs (had $lines_before lines when killed)"
+
+# 3. a cut-off last line (power cut while writing) is dropped on resume
+head -c $(( $(wc -c <"$T/full.t") / 2 )) "$T/full.t" >"$T/cut.t"
+expect_exit 0 "$TEPPICH" watch --observations "$T/g/obs.jsonl" --players $P --fast \
+  --answers "$T/g/answers.txt" --resume "$T/cut.t" --quiet
+"$TEPPICH" score "$T/cut.t" | tail -n +2 >"$T/cut.score"
+cmp -s "$T/cut.score" "$T/full.score" || fail "game resumed after a cut differs"
+
+# 4. a wrong answer line is named, the state kept, the next line used
+{ head -1 "$T/g/answers.txt"; echo "reveal zoe=3"; tail -n +2 "$T/g/answers.txt"; } >"$T/bad.answers"
+expect_exit 0 "$TEPPICH" watch --observations "$T/g/obs.jsonl" --players $P --fast \
+  --answers "$T/bad.answers" --quiet
+expect_err "bad.answers: line [0-9]+: 'reveal zoe=3'"
+# answers run out, nobody at the terminal: exit 1, transcript resumable
+head -2 "$T/g/answers.txt" >"$T/short.answers"
+expect_exit 1 "$TEPPICH" watch --observations "$T/g/obs.jsonl" --players $P --fast \
+  --answers "$T/short.answers" --transcript "$T/short.t" --quiet
+expect_one_line_err
+expect_err "no answer for"
+
+# 5. usage errors
+expect_exit 2 "$TEPPICH" watch --players $P
+expect_one_line_err
+expect_exit 2 "$TEPPICH" watch --observations "$T/g/obs.jsonl" --players $P --first-layer zoe
+expect_exit 2 "$TEPPICH" watch --observations "$T/nope.jsonl" --players $P
+echo '{"cards": 5}' >"$T/bad.jsonl"
+expect_exit 2 "$TEPPICH" watch --observations "$T/bad.jsonl" --players $P --answers "$T/g/answers.txt" --fast
+expect_err "bad.jsonl: line 1"
+expect_exit 2 "$TEPPICH" watch --resume "$T/g/answers.txt" --observations "$T/g/obs.jsonl" --players $P
+
+# 6. the demo ends with the true final table
+expect_exit 0 "$TEPPICH" watch --demo --fast
+expect_out "Final scores"
+expect_out "Winner"
+finish

@@ -1,0 +1,688 @@
+/* teppich watch: follows a live game from the camera (spec section 6).
+ * capture -> stillness (wch_motion) -> analysis (vision) -> controller
+ * (tools/watch). Also replays observation files (--observations) and
+ * simulated games (--simulate), which need no pixels. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "capture.h"
+#include "cli.h"
+#include "watch.h"
+
+static const char usage[] =
+    "usage: teppich watch --source SRC --players SPEC [--deck DIR] [--calib FILE]\n"
+    "                     [--first-layer NAME] [--answers FILE] [--events FILE|-]\n"
+    "                     [--transcript FILE] [--fast] [--resume FILE]\n"
+    "       teppich watch --demo [--fast] [--events FILE|-]\n"
+    "       teppich watch --observations FILE --players SPEC ...\n"
+    "       teppich watch --simulate SEED --players SPEC --write DIR\n"
+    "\n"
+    "Follows a game of Fliegende Teppiche from the camera over the table: the\n"
+    "layout, every carpet as it lands, who takes what after each flight, the\n"
+    "genie contests, the palaces at each round end and the final scores.\n"
+    "\n"
+    "  --source SRC        camera or recording: libcamera, v4l2:/dev/video0,\n"
+    "                      dir:FOLDER[@FPS], video:FILE (see teppich cameras)\n"
+    "  --players SPEC      seats clockwise: anna=red,ben=blue,cleo=green\n"
+    "                      (2 players: anna=red+yellow,ben=blue+green)\n"
+    "  --deck DIR          the deck folder (default: the built-in demo deck)\n"
+    "  --calib FILE        calibration file (default: the markers in view,\n"
+    "                      every time: a bumped camera recalibrates itself)\n"
+    "  --first-layer NAME  who lays out first (default: the first player)\n"
+    "  --answers FILE      answers to the questions, one line each:\n"
+    "                        genies anna=8,1 ben=7,2 ...   reveal anna=7 ben=3\n"
+    "                        lamps anna=1 ben=0 ...\n"
+    "                      (default: asked on the terminal)\n"
+    "  --events FILE|-     one JSON object per line as things happen\n"
+    "  --transcript FILE   the game record (teppich score FILE), written as the\n"
+    "                      game goes, safe against a power cut\n"
+    "  --resume FILE       continue the game of this transcript (and go on\n"
+    "                      writing it)\n"
+    "  --fast              replay as fast as possible (not at the recorded rate)\n"
+    "  --rules FILE        rules settings (default: the built-in rules)\n"
+    "  --table X0,Y0,X1,Y1 where carpets count, mm (default: everywhere)\n"
+    "  --observations FILE replay observations (one analyze --json object per\n"
+    "                      line, \"moving\": true while hands are in view)\n"
+    "  --simulate SEED     write a simulated game: obs.jsonl, answers.txt and\n"
+    "                      truth.transcript into --write DIR\n"
+    "  --demo              replay the built-in game with its answers\n"
+    "  --stats             print timing and latency numbers at the end\n"
+    "  --quiet             no commentary\n"
+    "\n"
+    "On the terminal, while the game runs: 'undo' takes the last flight back,\n"
+    "'give CARD PLAYER' (or 'give CARD -') corrects who gets a card, 'resolve'\n"
+    "resolves a flight whose last carpet flew off unseen. See docs/watch.md.\n";
+
+typedef struct {
+  const char *source, *players, *deck, *calib, *first_layer, *answers,
+      *events, *transcript, *resume, *observations, *rules, *write_dir;
+  bool fast, demo, quiet, stats, simulate;
+  long seed;
+  double table[4];
+  cap_options cap;
+} options;
+
+typedef struct {
+  options *o;
+  FILE *say_out;
+  bool colour;
+  FILE *events;
+  int tfd;
+  char *answers_text;
+  size_t answers_pos;
+  int answers_line;
+  int answer_errors;
+  bool stdin_open, stdin_tty;
+  wch *w;
+  /* measurements */
+  long frames, decisions;
+  long settle_frame; /* first frame of the still run being decided */
+  long latency_sum, latency_max, announcements;
+  double analysis_ms, analysis_max_ms;
+} app;
+
+/* ---- output ---- */
+
+static const char *tone_colour(wch_tone t) {
+  switch (t) {
+  case WCH_SAY_RESULT: return "\033[1;32m";
+  case WCH_SAY_CONTEST: return "\033[1;35m";
+  case WCH_SAY_QUESTION: return "\033[1;36m";
+  case WCH_SAY_WARN: return "\033[1;33m";
+  case WCH_SAY_FINAL: return "\033[1m";
+  default: return "";
+  }
+}
+
+static void on_say(void *user, wch_tone tone, const char *text) {
+  app *a = user;
+  if (tone == WCH_SAY_RESULT && !strncmp(text, "Round ", 6) &&
+      strstr(text, "flight")) {
+    long lat = a->frames - 1 - a->settle_frame;
+    a->latency_sum += lat;
+    if (lat > a->latency_max) a->latency_max = lat;
+    a->announcements++;
+  }
+  if (a->o->quiet && tone != WCH_SAY_FINAL) return;
+  if (tone == WCH_SAY_FINAL) {
+    fprintf(a->say_out, "\n%s%s%s", a->colour ? "\033[1m" : "", text,
+            a->colour ? "\033[0m" : "");
+    fflush(a->say_out);
+    return;
+  }
+  fprintf(a->say_out, "%s%s%s%s\n", a->colour ? tone_colour(tone) : "",
+          tone == WCH_SAY_WARN ? "Warning: " : "", text,
+          a->colour && *tone_colour(tone) ? "\033[0m" : "");
+  fflush(a->say_out);
+}
+
+static void on_event(void *user, const char *json) {
+  app *a = user;
+  if (!a->events) return;
+  fprintf(a->events, "%s\n", json);
+  fflush(a->events);
+}
+
+/* The transcript: appended with fsync; rewritten atomically on a
+ * correction. */
+static tp_status on_record(void *user, const char *text, bool all,
+                           tp_error *err) {
+  app *a = user;
+  const char *path = a->o->transcript;
+  if (!path) return TP_OK;
+  if (all || a->tfd < 0) {
+    if (a->tfd >= 0) close(a->tfd);
+    a->tfd = -1;
+    if (all) {
+      tp_status st = tp_write_file_atomic(path, text, strlen(text), err);
+      if (st != TP_OK) return st;
+    }
+    a->tfd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+    if (a->tfd < 0)
+      return tp_error_set(err, TP_ERR_IO, "%s: cannot open the transcript: "
+                          "%s", path, strerror(errno));
+    if (all) return fsync(a->tfd) == 0 ? TP_OK : TP_OK;
+  }
+  size_t n = strlen(text), done = 0;
+  while (done < n) {
+    ssize_t k = write(a->tfd, text + done, n - done);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0)
+      return tp_error_set(err, TP_ERR_IO, "%s: cannot write the transcript: "
+                          "%s", path, strerror(errno));
+    done += (size_t)k;
+  }
+  if (fsync(a->tfd) != 0)
+    return tp_error_set(err, TP_ERR_IO, "%s: cannot flush the transcript: %s",
+                        path, strerror(errno));
+  return TP_OK;
+}
+
+/* ---- answers and commands ---- */
+
+static bool next_answer_line(app *a, char *line, size_t cap) {
+  if (!a->answers_text) return false;
+  const char *t = a->answers_text + a->answers_pos;
+  while (*t) {
+    size_t n = strcspn(t, "\n");
+    a->answers_pos += n + (t[n] ? 1 : 0);
+    a->answers_line++;
+    if (n >= cap) n = cap - 1;
+    memcpy(line, t, n);
+    line[n] = '\0';
+    t = a->answers_text + a->answers_pos;
+    char *p = line;
+    while (*p == ' ' || *p == '\t' || *p == '\r') p++;
+    if (*p && *p != '#') return true;
+  }
+  return false;
+}
+
+static void skip_answers(app *a, int n) {
+  char line[512];
+  for (int k = 0; k < n; k++)
+    if (!next_answer_line(a, line, sizeof line)) return;
+}
+
+static bool is_command(const char *line) {
+  while (*line == ' ') line++;
+  return !strncmp(line, "undo", 4) || !strncmp(line, "give ", 5) ||
+         !strncmp(line, "resolve", 7) || !strncmp(line, "state", 5);
+}
+
+static void run_command(app *a, const char *line) {
+  tp_error err;
+  if (!strncmp(line, "state", 5)) {
+    char *s = wch_state_json(a->w);
+    if (s) printf("%s\n", s);
+    free(s);
+  } else if (wch_command(a->w, line, &err) != TP_OK) {
+    fprintf(stderr, "teppich: %s\n", err.text);
+  }
+}
+
+static bool read_stdin_line(app *a, char *line, size_t cap, bool wait) {
+  if (!a->stdin_open) return false;
+  if (!wait) {
+    struct pollfd p = {0, POLLIN, 0};
+    if (poll(&p, 1, 0) <= 0) return false;
+  }
+  if (!fgets(line, (int)cap, stdin)) {
+    a->stdin_open = false;
+    return false;
+  }
+  line[strcspn(line, "\r\n")] = '\0';
+  return true;
+}
+
+/* Answers every waiting question: from --answers, else the terminal.
+ * False when a question cannot be answered (no more lines anywhere). */
+static bool answer_questions(app *a) {
+  wch_question q;
+  char line[512];
+  tp_error err;
+  while (wch_question_pending(a->w, &q)) {
+    if (next_answer_line(a, line, sizeof line)) {
+      if (wch_answer(a->w, line, &err) != TP_OK) {
+        a->answer_errors++;
+        fprintf(stderr, "teppich: %s: line %d: '%s': %s\n", a->o->answers,
+                a->answers_line, line, err.text);
+      }
+      continue;
+    }
+    if (!a->stdin_open) return false;
+    on_say(a, WCH_SAY_QUESTION, q.prompt);
+    if (a->stdin_tty) fputs("> ", stdout), fflush(stdout);
+    if (!read_stdin_line(a, line, sizeof line, true)) return false;
+    if (is_command(line))
+      run_command(a, line);
+    else if (wch_answer(a->w, line, &err) != TP_OK)
+      fprintf(stderr, "teppich: '%s': %s\n", line, err.text);
+  }
+  return true;
+}
+
+static void poll_commands(app *a) {
+  char line[512];
+  while (a->stdin_tty && read_stdin_line(a, line, sizeof line, false))
+    if (is_command(line)) run_command(a, line);
+}
+
+/* ---- one decision ---- */
+
+static int decide(app *a, const wch_obs *obs) {
+  tp_error err;
+  a->decisions++;
+  if (wch_observe(a->w, obs, &err) != TP_OK)
+    return cli_fail(tp_status_exit_code(TP_ERR_IO), "%s", err.text);
+  if (!answer_questions(a)) {
+    wch_question q;
+    wch_question_pending(a->w, &q);
+    return cli_fail(1, "no answer for: %s (give --answers, or answer on the "
+                    "terminal; --resume %s continues)", q.prompt,
+                    a->o->transcript ? a->o->transcript : "TRANSCRIPT");
+  }
+  return 0;
+}
+
+/* ---- observation files ---- */
+
+static int run_observations(app *a, const char *path, int64_t skip_to) {
+  char *text;
+  size_t len;
+  tp_error err;
+  tp_status st = tp_read_file(path, 256u << 20, &text, &len, &err);
+  if (st != TP_OK) return cli_fail(2, "%s", err.text);
+  wch_motion_config mc;
+  wch_motion_config_default(&mc);
+  wch_obs *obs = malloc(sizeof *obs);
+  int run = 0, rc = 0, line_no = 0;
+  double fps = a->o->cap.fps > 0 ? a->o->cap.fps : 10;
+  long pace_ns = (long)(1e9 / fps);
+  struct timespec pace = {pace_ns / 1000000000L, pace_ns % 1000000000L};
+  for (char *p = text; rc == 0 && obs && *p;) {
+    size_t n = strcspn(p, "\n");
+    bool last = !p[n];
+    p[n] = '\0';
+    line_no++;
+    char name[600];
+    snprintf(name, sizeof name, "%s: line %d", path, line_no);
+    if (n == 0) {
+      p += last ? n : n + 1;
+      continue;
+    }
+    if (wch_obs_parse_json(p, n, name, obs, &err) != TP_OK) {
+      rc = cli_fail(2, "%s", err.text);
+      break;
+    }
+    bool moving = strstr(p, "\"moving\":true") || strstr(p, "\"moving\": true");
+    if (obs->frame < 0) obs->frame = line_no - 1;
+    p += last ? n : n + 1;
+    if (obs->frame <= skip_to) continue;
+    a->frames++;
+    if (!a->o->fast) nanosleep(&pace, NULL);
+    poll_commands(a);
+    if (moving) {
+      run = 0;
+      continue;
+    }
+    if (++run == 1) a->settle_frame = a->frames - 1;
+    if (run == mc.still_frames) rc = decide(a, obs);
+  }
+  free(obs);
+  free(text);
+  return rc;
+}
+
+/* ---- camera / recordings ---- */
+
+static void to_obs(const vis_result *r, int64_t frame, wch_obs *obs) {
+  memset(obs, 0, sizeof *obs);
+  obs->frame = frame;
+  for (int i = 0; i < r->n_cards && i < WCH_MAX_OBS_CARDS; i++) {
+    const vis_card *c = &r->cards[i];
+    obs->cards[obs->n_cards++] = (wch_card_obs){
+        c->uncertain ? -1 : c->type, c->rect.center.x, c->rect.center.y,
+        c->rect.angle_deg, c->visible_fraction};
+  }
+  for (int i = 0; i < r->n_carpets && i < WCH_MAX_OBS_CARPETS; i++) {
+    const vis_carpet *c = &r->carpets[i];
+    wch_carpet_obs *o = &obs->carpets[obs->n_carpets++];
+    snprintf(o->colour, sizeof o->colour, "%s", c->colour);
+    o->x_mm = c->rect.center.x;
+    o->y_mm = c->rect.center.y;
+    o->angle_deg = c->rect.angle_deg;
+    for (int k = 0; k < c->n_on_cards; k++)
+      if (c->on_cards[k] < obs->n_cards)
+        o->on_cards[o->n_on_cards++] = c->on_cards[k];
+  }
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int run_camera(app *a, int64_t skip_to) {
+  options *o = a->o;
+  tp_error err;
+  an_options ao = {.image = o->source, .deck_dir = o->deck,
+                   .calib_file = o->calib};
+  an_session *s = NULL;
+  tp_status st = an_session_create(&ao, &s, &err);
+  if (st != TP_OK) return cli_fail(tp_status_exit_code(st), "%s", err.text);
+  o->cap.color = true;
+  o->cap.fast = o->fast;
+  cap_source *src = NULL;
+  st = cap_open(&src, o->source, &o->cap, &err);
+  if (st != TP_OK) {
+    an_session_destroy(s);
+    return cli_fail(tp_status_exit_code(st), "%s", err.text);
+  }
+  cap_spec spec;
+  bool replay = cap_parse_source(o->source, &spec, &err) == TP_OK &&
+                spec.kind != CAP_KIND_LIBCAMERA && spec.kind != CAP_KIND_V4L2;
+  wch_motion *m = NULL;
+  st = wch_motion_create(NULL, &m, &err);
+  wch_obs *obs = malloc(sizeof *obs);
+  int rc = st == TP_OK && obs ? 0 : cli_fail(1, "watch: out of memory");
+  cap_frame f;
+  while (rc == 0) {
+    int got = cap_next(src, &f, &err);
+    if (got == CAP_END) break;
+    if (got < 0) {
+      rc = cli_fail(1, "%s", err.text);
+      break;
+    }
+    a->frames++;
+    poll_commands(a);
+    wch_motion_result mr;
+    if (wch_motion_feed(m, &f.gray, &mr, &err) != TP_OK) continue;
+    if (mr.run == 1) a->settle_frame = a->frames - 1;
+    if (replay && (int64_t)f.sequence <= skip_to) continue;
+    if (!mr.settled) continue;
+    double t0 = now_ms();
+    an_report rep;
+    st = an_run_image(s, &f.color, &rep, &err);
+    double ms = now_ms() - t0;
+    a->analysis_ms += ms;
+    if (ms > a->analysis_max_ms) a->analysis_max_ms = ms;
+    if (st != TP_OK) {
+      /* no markers in view (a hand, a bumped camera): next still frame */
+      an_report_free(&rep);
+      continue;
+    }
+    to_obs(&rep.vis, (int64_t)f.sequence, obs);
+    an_report_free(&rep);
+    rc = decide(a, obs);
+    if (wch_get_stage(a->w) == WCH_GAME_OVER) break;
+  }
+  free(obs);
+  wch_motion_destroy(m);
+  cap_close(src);
+  an_session_destroy(s);
+  return rc;
+}
+
+/* ---- simulation ---- */
+
+static int write_text(const char *dir, const char *name, const char *text) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  tp_error err;
+  if (tp_write_file_atomic(path, text, strlen(text), &err) != TP_OK)
+    return cli_fail(2, "%s", err.text);
+  return 0;
+}
+
+static int simulate(const options *o, const ft_rules *rules,
+                    const ft_players *players, int first_layer) {
+  if (!o->write_dir)
+    return cli_fail(2, "watch: --simulate needs --write DIR");
+  mkdir(o->write_dir, 0755);
+  wch_sim_config sc = {(uint64_t)o->seed, 3, 5, 0, 0, 0, 0};
+  wch_sim sim;
+  tp_error err;
+  tp_status st = wch_simulate(&sc, rules, players, first_layer, &sim, &err);
+  if (st != TP_OK) return cli_fail(tp_status_exit_code(st), "%s", err.text);
+  size_t cap = 1 << 20, len = 0;
+  char *all = malloc(cap);
+  for (int f = 0; all && f < sim.n_frames; f++) {
+    char *j = wch_obs_to_json(&sim.frames[f]);
+    size_t n = j ? strlen(j) : 0;
+    while (all && len + n + 32 > cap) {
+      char *bigger = realloc(all, cap *= 2);
+      if (!bigger) free(all);
+      all = bigger;
+    }
+    if (all && j) {
+      if (sim.moving[f]) j[n - 1] = '\0', n--; /* drop the closing brace */
+      memcpy(all + len, j, n);
+      len += n;
+      len += (size_t)sprintf(all + len, "%s\n",
+                             sim.moving[f] ? ",\"moving\":true}" : "");
+    }
+    free(j);
+  }
+  int rc = all ? 0 : cli_fail(1, "watch: out of memory");
+  if (all) all[len] = '\0';
+  if (!rc) rc = write_text(o->write_dir, "obs.jsonl", all);
+  if (!rc) rc = write_text(o->write_dir, "answers.txt", sim.answers);
+  if (!rc) rc = write_text(o->write_dir, "truth.transcript", sim.transcript);
+  if (!rc && !o->demo)
+    printf("%d frames, %d flights: %s/obs.jsonl, answers.txt, "
+           "truth.transcript\n", sim.n_frames, sim.n_flights, o->write_dir);
+  free(all);
+  wch_sim_free(&sim);
+  return rc;
+}
+
+/* ---- options ---- */
+
+static int parse_options(int argc, char **argv, options *o) {
+  cap_options_init(&o->cap);
+  tp_error err;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    bool v = i + 1 < argc;
+    int used = cap_options_parse_arg(&o->cap, argc, argv, i, &err);
+    if (used < 0) return cli_fail(2, "watch: %s", err.text);
+    if (used > 0 && strcmp(a, "--fast")) {
+      i += used - 1;
+      continue;
+    }
+    const char **slot = NULL;
+    if (!strcmp(a, "--source")) slot = &o->source;
+    else if (!strcmp(a, "--players")) slot = &o->players;
+    else if (!strcmp(a, "--deck")) slot = &o->deck;
+    else if (!strcmp(a, "--calib")) slot = &o->calib;
+    else if (!strcmp(a, "--first-layer")) slot = &o->first_layer;
+    else if (!strcmp(a, "--answers")) slot = &o->answers;
+    else if (!strcmp(a, "--events")) slot = &o->events;
+    else if (!strcmp(a, "--transcript")) slot = &o->transcript;
+    else if (!strcmp(a, "--resume")) slot = &o->resume;
+    else if (!strcmp(a, "--observations")) slot = &o->observations;
+    else if (!strcmp(a, "--rules")) slot = &o->rules;
+    else if (!strcmp(a, "--write")) slot = &o->write_dir;
+    if (slot) {
+      if (!v) return cli_fail(2, "watch: %s needs a value", a);
+      *slot = argv[++i];
+    } else if (!strcmp(a, "--fast")) {
+      o->fast = true;
+    } else if (!strcmp(a, "--demo")) {
+      o->demo = true;
+    } else if (!strcmp(a, "--quiet")) {
+      o->quiet = true;
+    } else if (!strcmp(a, "--stats")) {
+      o->stats = true;
+    } else if (!strcmp(a, "--simulate") && v) {
+      o->simulate = true;
+      if (!cli_parse_long(argv[++i], 0, 1L << 30, &o->seed))
+        return cli_fail(2, "watch: --simulate '%s': a seed 0..2^30", argv[i]);
+    } else if (!strcmp(a, "--table") && v) {
+      const char *t = argv[++i];
+      if (sscanf(t, "%lf,%lf,%lf,%lf", &o->table[0], &o->table[1],
+                 &o->table[2], &o->table[3]) != 4)
+        return cli_fail(2, "watch: --table '%s': X0,Y0,X1,Y1 in mm", t);
+    } else {
+      return cli_fail(2, "watch: unknown or incomplete option '%s' (see "
+                      "teppich watch --help)", a);
+    }
+  }
+  return -1;
+}
+
+static void print_stats(const app *a) {
+  fprintf(stderr,
+          "watch: %ld frames, %ld decisions, %ld announcements; latency from "
+          "the scene settling to the announcement: mean %.1f, max %ld frames; "
+          "analysis %.1f ms mean, %.1f ms max per decision\n",
+          a->frames, a->decisions, a->announcements,
+          a->announcements ? (double)a->latency_sum / (double)a->announcements
+                           : 0.0,
+          a->latency_max,
+          a->decisions ? a->analysis_ms / (double)a->decisions : 0.0,
+          a->analysis_max_ms);
+}
+
+static int demo_options(options *o, char *dir, size_t cap) {
+  /* the built-in game: a simulated 3-player game, replayed from its
+   * observations (the rendered version comes with `teppich render --game`) */
+  const char *tmp = getenv("TMPDIR");
+  snprintf(dir, cap, "%s/teppich-demo-XXXXXX", tmp ? tmp : "/tmp");
+  if (!mkdtemp(dir)) return cli_fail(1, "watch: cannot make a folder for the "
+                                     "demo in %s", tmp ? tmp : "/tmp");
+  static char obs[4200], answers[4200];
+  snprintf(obs, sizeof obs, "%s/obs.jsonl", dir);
+  snprintf(answers, sizeof answers, "%s/answers.txt", dir);
+  o->players = "anna=red,ben=blue,cleo=green";
+  o->observations = obs;
+  o->answers = answers;
+  o->write_dir = dir;
+  o->seed = 2026;
+  o->table[0] = -50, o->table[1] = -50, o->table[2] = 610, o->table[3] = 450;
+  return -1;
+}
+
+static void remove_demo(const char *dir) {
+  const char *names[] = {"obs.jsonl", "answers.txt", "truth.transcript"};
+  char path[4200];
+  for (int k = 0; k < 3; k++) {
+    snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+    unlink(path);
+  }
+  rmdir(dir);
+}
+
+static int start_or_resume(app *a, int64_t *skip_to) {
+  tp_error err;
+  *skip_to = -1;
+  if (!a->o->resume) {
+    if (wch_start(a->w, &err) != TP_OK)
+      return cli_fail(2, "%s", err.text);
+    return -1;
+  }
+  char *text;
+  size_t len, good;
+  if (tp_read_file(a->o->resume, 64u << 20, &text, &len, &err) != TP_OK)
+    return cli_fail(2, "%s", err.text);
+  tp_status st = wch_resume(a->w, a->o->resume, text, len, &good, &err);
+  if (st == TP_OK && good < len && truncate(a->o->resume, (off_t)good) != 0)
+    st = tp_error_set(&err, TP_ERR_IO, "%s: cannot cut off the broken last "
+                      "line: %s", a->o->resume, strerror(errno));
+  free(text);
+  if (st != TP_OK) return cli_fail(2, "%s", err.text);
+  *skip_to = wch_resume_frame(a->w);
+  skip_answers(a, wch_answers_used(a->w));
+  on_say(a, WCH_SAY_INFO, "Resuming the game: round and state from the "
+         "transcript.");
+  return -1;
+}
+
+static int play(options *o, const ft_rules *rules, const ft_players *players,
+                int first_layer) {
+  app a = {.o = o, .tfd = -1, .settle_frame = 0};
+  a.say_out = o->events && !strcmp(o->events, "-") ? stderr : stdout;
+  const char *term = getenv("TERM");
+  a.colour = isatty(fileno(a.say_out)) && !getenv("NO_COLOR") && term &&
+             strcmp(term, "dumb");
+  a.stdin_tty = isatty(0);
+  a.stdin_open = true;
+  tp_error err;
+  int rc = -1;
+  if (o->observations && access(o->observations, R_OK) != 0)
+    return cli_fail(2, "%s: cannot read the observations: %s",
+                    o->observations, strerror(errno));
+  if (o->answers) {
+    size_t len;
+    if (tp_read_file(o->answers, 1u << 20, &a.answers_text, &len, &err) !=
+        TP_OK)
+      return cli_fail(2, "%s", err.text);
+  }
+  if (o->events)
+    a.events = strcmp(o->events, "-") ? fopen(o->events, "a") : stdout;
+  if (o->events && !a.events)
+    rc = cli_fail(2, "%s: cannot open for the events: %s", o->events,
+                  strerror(errno));
+  wch_config cfg;
+  wch_config_default(&cfg);
+  cfg.rules = rules;
+  cfg.players = players;
+  cfg.first_layer = first_layer;
+  memcpy(cfg.table_mm, o->table, sizeof cfg.table_mm);
+  wch_output out = {&a, on_say, on_event, on_record};
+  if (rc < 0 && wch_create(&cfg, &out, &a.w, &err) != TP_OK)
+    rc = cli_fail(2, "%s", err.text);
+  int64_t skip_to = -1;
+  if (rc < 0) rc = start_or_resume(&a, &skip_to);
+  if (rc < 0 && !answer_questions(&a))
+    rc = cli_fail(1, "no answer for the genie deal (give --answers or answer "
+                  "on the terminal)");
+  if (rc < 0)
+    rc = o->observations ? run_observations(&a, o->observations, skip_to)
+                         : run_camera(&a, skip_to);
+  if (rc == 0 && wch_get_stage(a.w) != WCH_GAME_OVER) {
+    on_say(&a, WCH_SAY_INFO, "The recording ended before the game did; "
+           "continue with --resume.");
+  }
+  if (o->stats) print_stats(&a);
+  if (a.events && a.events != stdout) fclose(a.events);
+  if (a.tfd >= 0) close(a.tfd);
+  wch_destroy(a.w);
+  free(a.answers_text);
+  return rc;
+}
+
+static int run(int argc, char **argv) {
+  if (cli_wants_help(argc, argv)) {
+    fputs(usage, stdout);
+    return 0;
+  }
+  options o;
+  memset(&o, 0, sizeof o);
+  int rc = parse_options(argc, argv, &o);
+  if (rc >= 0) return rc;
+  char demo_dir[4096] = "";
+  if (o.demo && (rc = demo_options(&o, demo_dir, sizeof demo_dir)) >= 0)
+    return rc;
+  if (!o.players) return cli_fail(2, "watch: --players SPEC is needed "
+                                  "(anna=red,ben=blue,cleo=green)");
+  if (!o.source && !o.observations && !o.simulate)
+    return cli_fail(2, "watch: --source SRC is needed (see teppich watch "
+                    "--help)");
+  tp_error err;
+  ft_rules rules;
+  ft_players players;
+  if (ft_rules_load(o.rules, &rules, &err) != TP_OK ||
+      ft_players_parse(o.players, &players, &err) != TP_OK ||
+      ft_players_check_game(&players, &rules, &err) != TP_OK)
+    return cli_fail(2, "watch: %s", err.text);
+  int first = o.first_layer ? ft_players_by_name(&players, o.first_layer) : 0;
+  if (first < 0)
+    return cli_fail(2, "watch: --first-layer '%s' is not one of the players",
+                    o.first_layer);
+  if (o.demo) {
+    o.simulate = true;
+    rc = simulate(&o, &rules, &players, first);
+    if (rc == 0) rc = play(&o, &rules, &players, first);
+    remove_demo(demo_dir);
+    return rc;
+  }
+  if (o.simulate) return simulate(&o, &rules, &players, first);
+  if (o.resume && !o.transcript) o.transcript = o.resume;
+  return play(&o, &rules, &players, first);
+}
+
+const cli_command cli_command_watch = {
+    "watch", "follow a live game from the camera: claims, contests, scores",
+    run};
