@@ -55,6 +55,8 @@ static const char usage[] =
     "  --simulate SEED     write a simulated game: obs.jsonl, answers.txt and\n"
     "                      truth.transcript into --write DIR\n"
     "  --demo              replay the built-in game with its answers\n"
+    "  --measure N         play N simulated games per player count through\n"
+    "                      the controller and compare with the truth\n"
     "  --stats             print timing and latency numbers at the end\n"
     "  --quiet             no commentary\n"
     "\n"
@@ -66,7 +68,7 @@ typedef struct {
   const char *source, *players, *deck, *calib, *first_layer, *answers,
       *events, *transcript, *resume, *observations, *rules, *write_dir;
   bool fast, demo, quiet, stats, simulate;
-  long seed;
+  long seed, measure;
   double table[4];
   cap_options cap;
 } options;
@@ -467,6 +469,143 @@ static int simulate(const options *o, const ft_rules *rules,
   return rc;
 }
 
+/* ---- measurement on simulated games ---- */
+
+typedef struct {
+  char *text;
+  size_t len;
+  int warnings;
+} collected;
+
+static tp_status collect(void *user, const char *text, bool all,
+                         tp_error *err) {
+  collected *c = user;
+  size_t n = strlen(text);
+  if (all) c->len = 0;
+  char *p = realloc(c->text, c->len + n + 1);
+  if (!p) return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+  memcpy(p + c->len, text, n + 1);
+  c->text = p;
+  c->len += n;
+  return TP_OK;
+}
+
+/* The lines starting with `word`, in order, compared one by one. */
+static int same_lines(const char *a, const char *b, const char *word,
+                      int *total) {
+  int same = 0;
+  size_t wl = strlen(word);
+  *total = 0;
+  for (;;) {
+    while (*a && strncmp(a, word, wl)) a = strchr(a, '\n') ? strchr(a, '\n') + 1 : "";
+    while (*b && strncmp(b, word, wl)) b = strchr(b, '\n') ? strchr(b, '\n') + 1 : "";
+    if (!*b) return same;
+    (*total)++;
+    size_t na = strcspn(a, "\n"), nb = strcspn(b, "\n");
+    same += na == nb && !strncmp(a, b, na);
+    a += na + (a[na] ? 1 : 0);
+    b += nb + (b[nb] ? 1 : 0);
+  }
+}
+
+/* The final totals of a transcript; false if it does not reach the end. */
+static bool final_totals(const ft_rules *rules, const char *text,
+                         int totals[FT_MAX_PLAYERS]) {
+  ft_transcript *t;
+  tp_error err;
+  if (ft_transcript_open(rules, "t", text, strlen(text), 0, &t, &err))
+    return false;
+  ft_event *ev = malloc(sizeof *ev);
+  bool done = false;
+  while (ev && !done && ft_transcript_next(t, ev, &err) == TP_OK &&
+         ev->kind != FT_EV_END)
+    if (ev->kind == FT_EV_FINAL) {
+      for (int p = 0; p < ev->final.n_players; p++)
+        totals[p] = ev->final.scores[p].total;
+      done = true;
+    }
+  free(ev);
+  ft_transcript_close(t);
+  return done;
+}
+
+static double seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Plays `games` simulated games per player count (seeds from 1000: never
+ * used by the tests) through the controller and compares with the truth. */
+static int measure(long games, const ft_rules *rules) {
+  const char *specs[] = {"anna=red+yellow,ben=blue+green",
+                         "anna=red,ben=blue,cleo=green",
+                         "anna=red,ben=blue,cleo=green,dirk=yellow"};
+  printf("players games flights exact-flights exact-reveals right-finals "
+         "warnings(expected) frames us/frame\n");
+  for (int i = 0; i < 3; i++) {
+    ft_players pl;
+    tp_error err;
+    ft_players_parse(specs[i], &pl, &err);
+    long flights = 0, exact = 0, reveals = 0, exact_rev = 0, finals = 0,
+         warn = 0, warn_exp = 0, frames = 0;
+    double t = 0;
+    for (long g = 0; g < games; g++) {
+      wch_sim_config sc = {1000 + (uint64_t)(g * 3 + i), 3, 5, 0.1, 0.1, 0.1,
+                           0.1};
+      wch_sim sim;
+      if (wch_simulate(&sc, rules, &pl, 0, &sim, &err) != TP_OK)
+        return cli_fail(1, "%s", err.text);
+      collected c = {0};
+      wch_config cfg;
+      wch_config_default(&cfg);
+      cfg.rules = rules;
+      cfg.players = &pl;
+      cfg.table_mm[0] = cfg.table_mm[1] = -50;
+      cfg.table_mm[2] = 610, cfg.table_mm[3] = 450;
+      wch_output out = {&c, NULL, NULL, collect};
+      wch *w;
+      if (wch_create(&cfg, &out, &w, &err) != TP_OK || wch_start(w, &err))
+        return cli_fail(1, "%s", err.text);
+      const char *cur = sim.answers;
+      int run = 0;
+      double t0 = seconds();
+      for (int f = 0; f < sim.n_frames; f++) {
+        wch_question q;
+        while (wch_question_pending(w, &q) && *cur) {
+          char line[512];
+          size_t n = strcspn(cur, "\n");
+          snprintf(line, sizeof line, "%.*s", (int)n, cur);
+          cur += n + (cur[n] ? 1 : 0);
+          wch_answer(w, line, &err);
+        }
+        run = sim.moving[f] ? 0 : run + 1;
+        if (run == 3) wch_observe(w, &sim.frames[f], &err);
+      }
+      t += seconds() - t0;
+      frames += sim.n_frames;
+      int n;
+      exact += same_lines(c.text, sim.transcript, "flight", &n);
+      flights += n;
+      exact_rev += same_lines(c.text, sim.transcript, "reveal", &n);
+      reveals += n;
+      int ta[FT_MAX_PLAYERS] = {0}, tb[FT_MAX_PLAYERS] = {0};
+      finals += final_totals(rules, c.text, ta) &&
+                final_totals(rules, sim.transcript, tb) &&
+                !memcmp(ta, tb, sizeof ta);
+      warn += wch_warnings(w);
+      warn_exp += sim.warnings_expected;
+      wch_destroy(w);
+      free(c.text);
+      wch_sim_free(&sim);
+    }
+    printf("%7d %5ld %7ld %13ld %7ld/%-5ld %12ld %8ld(%ld) %6ld %8.1f\n",
+           pl.n_players, games, flights, exact, exact_rev, reveals, finals,
+           warn, warn_exp, frames, frames ? t * 1e6 / (double)frames : 0.0);
+  }
+  return 0;
+}
+
 /* ---- options ---- */
 
 static int parse_options(int argc, char **argv, options *o) {
@@ -505,6 +644,9 @@ static int parse_options(int argc, char **argv, options *o) {
       o->quiet = true;
     } else if (!strcmp(a, "--stats")) {
       o->stats = true;
+    } else if (!strcmp(a, "--measure") && v) {
+      if (!cli_parse_long(argv[++i], 1, 10000, &o->measure))
+        return cli_fail(2, "watch: --measure '%s': games 1..10000", argv[i]);
     } else if (!strcmp(a, "--simulate") && v) {
       o->simulate = true;
       if (!cli_parse_long(argv[++i], 0, 1L << 30, &o->seed))
@@ -652,6 +794,13 @@ static int run(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   int rc = parse_options(argc, argv, &o);
   if (rc >= 0) return rc;
+  if (o.measure) {
+    ft_rules rules;
+    tp_error err;
+    if (ft_rules_load(o.rules, &rules, &err) != TP_OK)
+      return cli_fail(2, "watch: %s", err.text);
+    return measure(o.measure, &rules);
+  }
   char demo_dir[4096] = "";
   if (o.demo && (rc = demo_options(&o, demo_dir, sizeof demo_dir)) >= 0)
     return rc;
