@@ -531,6 +531,31 @@ static int by_reading_order(const void *a, const void *b) {
   return p->cx < q->cx ? -1 : p->cx > q->cx;
 }
 
+/* A homography table mm -> image px fitted to the calibration's mapping
+ * (lens model included) on a grid over [x0, x1] x [y0, y1]: exact enough
+ * over a card, and what the warps need. */
+static tp_status fit_map(const vis_table_map *map, double x0, double y0,
+                         double x1, double y1, double img_to_mm[9],
+                         tp_error *err) {
+  double from[25][2], to[25][2], H[9];
+  int n = 0;
+  for (int i = 0; i < 5; i++)
+    for (int j = 0; j < 5; j++) {
+      double mm[2] = {x0 + (x1 - x0) * i / 4, y0 + (y1 - y0) * j / 4}, px[2];
+      if (!map->table_to_image(map->user, mm, px)) continue;
+      from[n][0] = px[0], from[n][1] = px[1];
+      to[n][0] = mm[0], to[n][1] = mm[1];
+      n++;
+    }
+  if (n < 4)
+    return tp_error_set(err, TP_ERR_NOTFOUND, "enroll: the table is not in "
+                        "view: point the camera at it");
+  tp_status st = cvw_homography_fit((const double(*)[2])from,
+                                    (const double(*)[2])to, n, H, err);
+  if (st == TP_OK) memcpy(img_to_mm, H, sizeof H);
+  return st;
+}
+
 static int enroll(options *o) {
   tp_error err;
   tp_image rgb = {0};
@@ -543,19 +568,15 @@ static int enroll(options *o) {
   an_report rep;
   memset(&rep, 0, sizeof rep);
   st = an_session_create(&ao, &s, &err);
-  if (st == TP_OK) st = an_run_image(s, &rgb, &rep, &err);
+  if (st == TP_OK) st = an_run_image(s, &rgb, NULL, &rep, &err);
   double H[9];
-  memcpy(H, rep.vis.homography, sizeof H);
-  an_report_free(&rep);
-  an_session_destroy(s);
-  if (st != TP_OK) {
-    tp_image_free(&rgb);
-    return cli_fail(tp_status_exit_code(st), "%s", err.text);
-  }
+  const double *a = rep.map.area_mm;
+  if (st == TP_OK) st = fit_map(&rep.map, a[0], a[1], a[2], a[3], H, &err);
   topview tv;
+  memset(&tv, 0, sizeof tv);
   card_rect found[MAX_FOUND];
   int n = 0;
-  st = make_topview(&rgb, H, 2.0, &tv, &err);
+  if (st == TP_OK) st = make_topview(&rgb, H, 2.0, &tv, &err);
   tv.debug_dir = o->debug;
   if (st == TP_OK) st = find_cards(&tv, NULL, found, &n, &err);
   tp_image_free(&tv.top);
@@ -564,26 +585,35 @@ static int enroll(options *o) {
   if (!rc && mkdir(o->deck, 0755) != 0 && errno != EEXIST)
     rc = cli_fail(2, "%s: cannot make the deck folder: %s", o->deck,
                   strerror(errno));
+  char list[2048];
+  char *types[MAX_FOUND];
+  int nt = 0;
   if (!rc && o->grid) {
-    char list[2048];
     snprintf(list, sizeof list, "%s", o->grid);
-    char *types[MAX_FOUND];
-    int nt = 0;
     for (char *t = strtok(list, ","); t && nt < MAX_FOUND; t = strtok(NULL, ","))
       types[nt++] = t;
     qsort(found, (size_t)n, sizeof found[0], by_reading_order);
     if (n != nt)
       rc = cli_fail(1, "enroll: %d cards found, but --grid names %d: lay them "
                     "apart on a plain table, all in view", n, nt);
-    for (int k = 0; !rc && k < nt; k++)
-      rc = write_card(o, &rgb, H, &found[k], types[k]);
   } else if (!rc) {
+    types[nt++] = (char *)o->type;
     if (n != 1)
       rc = cli_fail(1, "enroll: %d cards found: put exactly one card on the "
                     "table, apart from the markers", n);
-    else
-      rc = write_card(o, &rgb, H, &found[0], o->type);
   }
+  for (int k = 0; !rc && k < nt; k++) {
+    /* the mapping fitted around this card only: lens distortion is then
+     * negligible */
+    const card_rect *r = &found[k];
+    double local[9];
+    st = fit_map(&rep.map, r->cx - r->h, r->cy - r->h, r->cx + r->h,
+                 r->cy + r->h, local, &err);
+    rc = st != TP_OK ? cli_fail(1, "%s", err.text)
+                     : write_card(o, &rgb, local, r, types[k]);
+  }
+  an_report_free(&rep);
+  an_session_destroy(s);
   tp_image_free(&rgb);
   return rc;
 }

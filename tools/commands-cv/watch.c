@@ -395,7 +395,7 @@ static int run_camera(app *a, int64_t skip_to) {
     if (!mr.settled) continue;
     double t0 = now_ms();
     an_report rep;
-    st = an_run_image(s, &f.color, &rep, &err);
+    st = an_run_image(s, &f.color, NULL, &rep, &err);
     double ms = now_ms() - t0;
     a->analysis_ms += ms;
     if (ms > a->analysis_max_ms) a->analysis_max_ms = ms;
