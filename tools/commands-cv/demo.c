@@ -1,0 +1,36 @@
+/* teppich demo: the main job on the built-in demo, no camera needed.
+ *
+ * It is `teppich watch --demo`: the built-in game replayed through the
+ * live-game pipeline with its answers, commentary and final table. The
+ * README's first command runs this, so it stays one word that never
+ * changes even when what the demo shows grows. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+extern const cli_command cli_command_watch;
+
+static int run_demo(int argc, char **argv) {
+  if (cli_wants_help(argc, argv)) {
+    printf("usage: teppich demo [--fast] [--events FILE|-]\n\n"
+           "Plays the built-in demo game: a rendered game of Fliegende "
+           "Teppiche\nreplayed through `teppich watch --demo` with its "
+           "answers, commentary\nand the final score table. No camera "
+           "needed. Options are those of\n`teppich watch --demo`.\n");
+    return 0;
+  }
+  /* argv[0] is "demo"; hand the rest to watch behind "--demo". */
+  char **watch_argv = calloc((size_t)argc + 2, sizeof *watch_argv);
+  if (!watch_argv) return cli_fail(1, "out of memory");
+  watch_argv[0] = "watch";
+  watch_argv[1] = "--demo";
+  for (int i = 1; i < argc; i++) watch_argv[i + 1] = argv[i];
+  int status = cli_command_watch.run(argc + 1, watch_argv);
+  free(watch_argv);
+  return status;
+}
+
+const cli_command cli_command_demo = {
+    "demo", "play the built-in demo game (no camera needed)", run_demo};
