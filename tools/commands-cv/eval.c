@@ -30,6 +30,8 @@ typedef struct {
   an_score sum;
   double err_max;
   double ms;
+  double map_err_sum, map_err_max; /* table mapping against the truth, mm */
+  int map_n;
 } tally;
 
 static void add(tally *t, const an_score *s, double ms) {
@@ -62,6 +64,32 @@ static void print_tally(const char *name, const tally *t) {
          pct(s->matched_carpets, s->truth_carpets), pct(s->stack_right, s->stack_decisions),
          s->stack_decisions, s->pos_n ? s->pos_err_sum / s->pos_n : 0, t->err_max,
          s->uncertain, t->errors, t->scenes ? t->ms / t->scenes : 0);
+  if (t->map_n)
+    printf("        table mapping error (markers vs true camera) mean %.2f max %.2f mm\n",
+           t->map_err_sum / t->map_n, t->map_err_max);
+}
+
+/* How far the table mapping used by the analysis (the photo's own markers)
+ * puts table points from where the renderer's camera puts them: a point's
+ * image position by the analysis, taken back to the table by the true
+ * camera. Over the card field on a 20 mm grid. */
+static void mapping_error(const rnd_scene *scene, const an_report *rep, tally *t) {
+  if (!rep->has_map || !rep->map.table_to_image || scene->n_markers < 1) return;
+  double x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9;
+  for (int i = 0; i < scene->n_markers; i++) {
+    x0 = fmin(x0, scene->markers[i].center_mm[0]), x1 = fmax(x1, scene->markers[i].center_mm[0]);
+    y0 = fmin(y0, scene->markers[i].center_mm[1]), y1 = fmax(y1, scene->markers[i].center_mm[1]);
+  }
+  for (double y = y0; y <= y1; y += 20)
+    for (double x = x0; x <= x1; x += 20) {
+      double mm[2] = {x, y}, px[2], back[2];
+      if (!rep->map.table_to_image(rep->map.user, mm, px)) continue;
+      if (!rnd_camera_unproject(&scene->camera, px[0], px[1], &back[0], &back[1])) continue;
+      double e = hypot(back[0] - x, back[1] - y);
+      t->map_err_sum += e;
+      t->map_err_max = fmax(t->map_err_max, e);
+      t->map_n++;
+    }
 }
 
 /* The photo as the camera path sees it: through JPEG at the scene's quality. */
@@ -124,6 +152,7 @@ static int run_level(an_session *s, an_scenes *sc, rnd_difficulty level, const c
       t.errors++;
     } else {
       an_score_scene(&scene, &rep, &score);
+      if (!true_camera) mapping_error(&scene, &rep, &t);
     }
     add(&t, &score, rep.vis.profile.total_ms);
     if (!score.exact && verbose) printf("  %s seed %lu: %s\n", name, seed, score.first_error);

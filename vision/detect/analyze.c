@@ -37,7 +37,7 @@ void vis_settings_default(vis_settings *s) {
   s->type_min_score = 0.55;
   s->type_min_margin = 0.25;
   s->card_min_visible = 0.03;
-  s->min_overlap_mm2 = 10;
+  s->min_overlap_mm2 = 2;
 }
 
 void vis_result_free(vis_result *res) {
@@ -190,40 +190,138 @@ static vis_rect rect_to_mm(const vis__table *t, const vis_rect *r) {
   return m;
 }
 
+/* What the pixels of one overlap show. */
 typedef struct {
-  int n;
-  int on_top;   /* samples where the carpet shows */
-  int under;    /* samples where the other shows */
+  int n;       /* samples looked at */
+  int on_top;  /* samples where the carpet's face shows */
+  int under;   /* samples where the other's face shows */
+  int hidden;  /* samples where a third object's face shows */
 } evidence;
 
-/* In the overlap of objects a and b, which face do the pixels show? */
+/* Residual of face `o` at table pixel (x, y); a big number outside it. */
+static double residual_at(const vis_analyzer *an, const vis__table *t, const vis__object *o,
+                          double x, double y) {
+  double r = vis__object_residual(t, &an->tpl[o->face], o, x, y);
+  return r < 0 ? 1e9 : r;
+}
+
+/* In the overlap of objects a and b, whose face do the pixels show? Each
+ * sample goes to the object whose face explains it clearly best among all
+ * objects lying there: a third carpet on top of the overlap takes its
+ * samples away instead of voting at random. */
 static evidence overlap_evidence(const vis_analyzer *an, const vis__table *t,
-                                 const vis__object *a, const vis__object *b) {
-  evidence e = {0, 0, 0};
+                                 const vis__object *obj, int n_obj, int a, int b,
+                                 double tau) {
+  evidence e = {0, 0, 0, 0};
   vis_pt c[4];
-  vis_rect_corners(&a->r_px, c);
+  vis_rect_corners(&obj[a].r_px, c);
   double x0 = c[0].x, x1 = c[0].x, y0 = c[0].y, y1 = c[0].y;
   for (int i = 1; i < 4; i++)
     x0 = fmin(x0, c[i].x), x1 = fmax(x1, c[i].x), y0 = fmin(y0, c[i].y), y1 = fmax(y1, c[i].y);
-  const double margin = 2 * t->px_per_mm; /* stay off both outlines */
-  vis_rect ai = a->r_px, bi = b->r_px;
+  const double margin = 1.5 * t->px_per_mm; /* stay off both outlines */
+  vis_rect ai = obj[a].r_px, bi = obj[b].r_px;
   ai.w -= 2 * margin, ai.h -= 2 * margin, bi.w -= 2 * margin, bi.h -= 2 * margin;
-  for (double y = floor(y0); y <= y1; y += 2)
-    for (double x = floor(x0); x <= x1; x += 2) {
+  const double step = fmax(1, t->px_per_mm); /* about 1 mm */
+  for (double y = floor(y0); y <= y1; y += step)
+    for (double x = floor(x0); x <= x1; x += step) {
       vis_pt p = {x, y};
       if (!vis_rect_contains(&ai, p) || !vis_rect_contains(&bi, p)) continue;
-      double ra = vis__object_residual(t, &an->tpl[a->face], a, x, y);
-      double rb = vis__object_residual(t, &an->tpl[b->face], b, x, y);
-      if (ra < 0 || rb < 0) continue;
+      double ra = residual_at(an, t, &obj[a], x, y), rb = residual_at(an, t, &obj[b], x, y);
+      if (ra >= 1e9 || rb >= 1e9) continue;
+      double rest = 1e9; /* the best of every other object lying here */
+      for (int k = 0; k < n_obj; k++)
+        if (k != a && k != b && vis_rect_contains(&obj[k].r_px, p))
+          rest = fmin(rest, residual_at(an, t, &obj[k], x, y));
       e.n++;
-      if (ra + 4 < rb) e.on_top++;
-      if (rb + 4 < ra) e.under++;
+      double best = fmin(ra, fmin(rb, rest));
+      if (best > tau) continue; /* nobody's face: glare, shadow, blur */
+      if (rest <= best && rest + 4 < fmin(ra, rb)) e.hidden++;
+      else if (ra <= best && ra + 4 < fmin(rb, rest)) e.on_top++;
+      else if (rb <= best && rb + 4 < fmin(ra, rest)) e.under++;
     }
   return e;
 }
 
+/* The pixels decide when enough of them tell one story. */
+static bool evidence_clear(int on_top, int under) {
+  int decided = on_top + under;
+  return decided >= 8 && (on_top >= 3 * under || under >= 3 * on_top);
+}
+
 static void set_reason(char *dst, const char *text) {
   snprintf(dst, VIS_REASON_MAX, "%s", text);
+}
+
+/* One overlap of carpet object i with object j, from the pixels. */
+static vis_overlap *add_overlap(vis_result *res, const int *index, int i, int j,
+                                bool other_carpet, double area) {
+  vis_overlap *ov = &res->overlaps[res->n_overlaps++];
+  ov->carpet = index[i];
+  ov->other = index[j];
+  ov->other_is_carpet = other_carpet;
+  ov->area_mm2 = area;
+  return ov;
+}
+
+/* Who lies on top where carpet object i meets the others. A thrown carpet
+ * lies on the whole layout or, when it slid under it, under all of it:
+ * the evidence of all its card overlaps is pooled, and a card whose own
+ * overlap shows clearly decides for itself. When nothing shows (a third
+ * carpet covers every overlap), it lies on top, as thrown carpets do, and
+ * says it is not sure. */
+static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis__object *obj,
+                         int n_obj, int i, const int *index, vis_result *res) {
+  const double tau = 35;
+  vis_carpet *cp = &res->carpets[index[i]];
+  int cards[64], n_cards = 0, sum_on = 0, sum_under = 0, sum_hidden = 0;
+  evidence ev[64];
+  double areas[64];
+  for (int j = 0; j < n_obj; j++) {
+    if (j == i) continue;
+    bool other_carpet = an->tpl[obj[j].face].kind != VIS__FACE_TYPE;
+    if (other_carpet && j < i) continue; /* each carpet pair once */
+    vis_rect rj = rect_to_mm(t, &obj[j].r_px);
+    double area = vis_rect_overlap_area(&cp->rect, &rj);
+    if (area <= an->s.min_overlap_mm2) continue;
+    evidence e = overlap_evidence(an, t, obj, n_obj, i, j, tau);
+    if (other_carpet) {
+      vis_overlap *ov = add_overlap(res, index, i, j, true, area);
+      bool clear = evidence_clear(e.on_top, e.under);
+      ov->carpet_on_top = clear ? e.on_top > e.under : i < j; /* else: matcher's order */
+      ov->confidence = clear ? (double)abs(e.on_top - e.under) / (e.on_top + e.under) : 0.5;
+      ov->uncertain = !clear;
+      continue;
+    }
+    if (n_cards == 64) continue;
+    ev[n_cards] = e;
+    areas[n_cards] = area;
+    cards[n_cards++] = j;
+    sum_on += e.on_top, sum_under += e.under, sum_hidden += e.hidden;
+  }
+  bool pooled_clear = evidence_clear(sum_on, sum_under);
+  bool above = pooled_clear ? sum_on > sum_under : true;
+  for (int k = 0; k < n_cards; k++) {
+    int j = cards[k];
+    vis_overlap *ov = add_overlap(res, index, i, j, false, areas[k]);
+    bool own = evidence_clear(ev[k].on_top, ev[k].under);
+    ov->carpet_on_top = own ? ev[k].on_top > ev[k].under : above;
+    int on = own ? ev[k].on_top : sum_on, under = own ? ev[k].under : sum_under;
+    ov->confidence = own || pooled_clear ? (double)abs(on - under) / (on + under) : 0.5;
+    ov->uncertain = !own && !pooled_clear;
+    if (ov->carpet_on_top) {
+      if (cp->n_on_cards < 64) cp->on_cards[cp->n_on_cards++] = index[j];
+    } else if (cp->n_under_cards < 64) {
+      cp->under_cards[cp->n_under_cards++] = index[j];
+    }
+    if (ov->uncertain && !cp->uncertain) {
+      cp->uncertain = true;
+      snprintf(cp->reason, VIS_REASON_MAX,
+               sum_hidden > sum_on + sum_under
+                   ? "another carpet hides where it meets card %d: taken as lying on it"
+                   : "cannot see whether it lies on or under card %d: taken as lying on it",
+               index[j]);
+    }
+  }
 }
 
 static tp_status build_result(const vis_analyzer *an, const vis__table *t,
@@ -274,47 +372,8 @@ static tp_status build_result(const vis_analyzer *an, const vis__table *t,
       c->visible_fraction = visible;
     }
   }
-  /* overlaps: a carpet against every card and every later carpet */
-  for (int i = 0; i < n_obj; i++) {
-    if (an->tpl[obj[i].face].kind == VIS__FACE_TYPE) continue;
-    vis_carpet *cp = &res->carpets[index[i]];
-    for (int j = 0; j < n_obj; j++) {
-      if (j == i) continue;
-      bool other_carpet = an->tpl[obj[j].face].kind != VIS__FACE_TYPE;
-      if (other_carpet && j < i) continue; /* each carpet pair once */
-      vis_rect rj = rect_to_mm(t, &obj[j].r_px);
-      double area = vis_rect_overlap_area(&cp->rect, &rj);
-      if (area <= an->s.min_overlap_mm2) continue;
-      evidence e = overlap_evidence(an, t, &obj[i], &obj[j]);
-      vis_overlap *ov = &res->overlaps[res->n_overlaps++];
-      ov->carpet = index[i];
-      ov->other = index[j];
-      ov->other_is_carpet = other_carpet;
-      ov->area_mm2 = area;
-      int decided = e.on_top + e.under;
-      if (decided >= 12 && (e.on_top > 2 * e.under || e.under > 2 * e.on_top)) {
-        ov->carpet_on_top = e.on_top > e.under;
-        ov->confidence = (double)abs(e.on_top - e.under) / decided;
-      } else {
-        /* nothing to see (hidden under a third object): the matcher's
-         * order, top first */
-        ov->carpet_on_top = i < j;
-        ov->confidence = 0.5;
-        ov->uncertain = true;
-      }
-      if (other_carpet) continue;
-      if (ov->carpet_on_top) {
-        if (cp->n_on_cards < 64) cp->on_cards[cp->n_on_cards++] = index[j];
-      } else if (cp->n_under_cards < 64) {
-        cp->under_cards[cp->n_under_cards++] = index[j];
-      }
-      if (ov->uncertain && !cp->uncertain) {
-        cp->uncertain = true;
-        snprintf(cp->reason, VIS_REASON_MAX,
-                 "cannot see whether it lies on or under card %d", index[j]);
-      }
-    }
-  }
+  for (int i = 0; i < n_obj; i++)
+    if (an->tpl[obj[i].face].kind != VIS__FACE_TYPE) stack_carpet(an, t, obj, n_obj, i, index, res);
   free(index);
   return TP_OK;
 }

@@ -107,7 +107,8 @@ typedef struct {
   double type_min_margin;
   /* A card must show at least this fraction to be reported at all. */
   double card_min_visible;
-  /* Overlaps smaller than this (mm^2) count as touching, not overlap. */
+  /* Overlaps smaller than this (mm^2) count as touching, not overlap;
+   * the game counts any overlap, so keep it about the pose error. */
   double min_overlap_mm2;
   /* If set, intermediate images (rectified table, object mask) and a log
    * of the hypotheses go to this folder: slow, for looking at failures. */
