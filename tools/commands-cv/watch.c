@@ -3,9 +3,14 @@
  * (tools/watch). Also replays observation files (--observations) and
  * simulated games (--simulate), which need no pixels. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* getifaddrs */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,13 +21,16 @@
 #include "analysis.h"
 #include "capture.h"
 #include "cli.h"
+#include "cvw.h"
 #include "watch.h"
+#include "web.h"
 
 static const char usage[] =
     "usage: teppich watch --source SRC --players SPEC [--deck DIR] [--calib FILE]\n"
     "                     [--first-layer NAME] [--answers FILE] [--events FILE|-]\n"
     "                     [--transcript FILE] [--fast] [--resume FILE]\n"
-    "       teppich watch --demo [--fast] [--events FILE|-]\n"
+    "                     [--web ADDR:PORT]\n"
+    "       teppich watch --demo [--fast] [--events FILE|-] [--web ADDR:PORT]\n"
     "       teppich watch --observations FILE --players SPEC ...\n"
     "       teppich watch --simulate SEED --players SPEC --write DIR\n"
     "\n"
@@ -48,6 +56,10 @@ static const char usage[] =
     "  --resume FILE       continue the game of this transcript (and go on\n"
     "                      writing it)\n"
     "  --fast              replay as fast as possible (not at the recorded rate)\n"
+    "  --web ADDR:PORT     serve the game's page for the players' phones\n"
+    "                      (0.0.0.0:8080: every interface; port 0: any free\n"
+    "                      port); questions can be answered there. After the\n"
+    "                      game the page stays until Ctrl-C.\n"
     "  --rules FILE        rules settings (default: the built-in rules)\n"
     "  --table X0,Y0,X1,Y1 where carpets count, mm (default: everywhere)\n"
     "  --observations FILE replay observations (one analyze --json object per\n"
@@ -66,7 +78,7 @@ static const char usage[] =
 
 typedef struct {
   const char *source, *players, *deck, *calib, *first_layer, *answers,
-      *events, *transcript, *resume, *observations, *rules, *write_dir;
+      *events, *transcript, *resume, *observations, *rules, *write_dir, *web;
   bool fast, demo, quiet, stats, simulate;
   long seed, measure;
   double table[4];
@@ -85,6 +97,9 @@ typedef struct {
   int answer_errors;
   bool stdin_open, stdin_tty;
   wch *w;
+  web_server *web;  /* --web: the page, NULL without */
+  sigset_t stop;    /* with --web: SIGINT/SIGTERM, blocked and polled */
+  bool stopped;     /* one of them came */
   /* measurements */
   long frames, decisions;
   long settle_frame; /* first frame of the still run being decided */
@@ -169,6 +184,93 @@ static tp_status on_record(void *user, const char *text, bool all,
   return TP_OK;
 }
 
+/* ---- the web page (--web) ---- */
+
+/* The state for the phones: after every observation, answer and command. */
+static void publish_state(app *a) {
+  if (!a->web) return;
+  char *json = wch_state_json(a->w);
+  tp_error err;
+  if (json && web_publish_state(a->web, json, strlen(json), &err) != TP_OK)
+    fprintf(stderr, "teppich: web: %s\n", err.text);
+  free(json);
+}
+
+/* The camera picture as the camera saw it. */
+static void publish_frame(app *a, const tp_image *rgb) {
+  if (!a->web) return;
+  uint8_t *jpeg = NULL;
+  size_t len = 0;
+  tp_error err;
+  if (cvw_image_encode(rgb, ".jpg", 75, &jpeg, &len, &err) == TP_OK)
+    web_publish_frame(a->web, jpeg, len, &err);
+  free(jpeg);
+}
+
+/* SIGINT/SIGTERM, blocked while the page's threads run, taken here. */
+static bool stop_requested(app *a) {
+  if (!a->web || a->stopped) return a->stopped;
+  struct timespec zero = {0, 0};
+  int sig = sigtimedwait(&a->stop, NULL, &zero);
+  a->stopped = sig == SIGINT || sig == SIGTERM;
+  return a->stopped;
+}
+
+/* The URLs to open: this machine's IPv4 addresses when bound to all. */
+static void print_urls(app *a, const web_config *cfg) {
+  int port = web_port(a->web);
+  if (strcmp(cfg->address, "0.0.0.0")) {
+    fprintf(a->say_out, "The game's page: http://%s:%d/\n", cfg->address,
+            port);
+    return;
+  }
+  fprintf(a->say_out, "The game's page, on a phone in this network:\n");
+  struct ifaddrs *list = NULL;
+  if (getifaddrs(&list) != 0) return;
+  for (struct ifaddrs *i = list; i; i = i->ifa_next) {
+    if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET) continue;
+    char text[INET_ADDRSTRLEN];
+    struct sockaddr_in *sa = (struct sockaddr_in *)(void *)i->ifa_addr;
+    if (inet_ntop(AF_INET, &sa->sin_addr, text, sizeof text))
+      fprintf(a->say_out, "  http://%s:%d/\n", text, port);
+  }
+  freeifaddrs(list);
+}
+
+/* Starts the page: SIGINT/SIGTERM are blocked first (the server's
+ * threads inherit the mask) and taken by stop_requested. */
+static int start_web(app *a) {
+  web_config cfg;
+  web_config_default(&cfg);
+  tp_error err;
+  if (web_parse_listen(a->o->web, &cfg, &err) != TP_OK)
+    return cli_fail(2, "watch: --web: %s", err.text);
+  sigemptyset(&a->stop);
+  sigaddset(&a->stop, SIGINT);
+  sigaddset(&a->stop, SIGTERM);
+  sigprocmask(SIG_BLOCK, &a->stop, NULL);
+  if (web_create(&cfg, &a->web, &err) != TP_OK) {
+    sigprocmask(SIG_UNBLOCK, &a->stop, NULL);
+    return cli_fail(1, "watch: %s", err.text);
+  }
+  print_urls(a, &cfg);
+  fflush(a->say_out);
+  return -1;
+}
+
+/* After the game the page keeps showing the final table until Ctrl-C. */
+static void serve_until_stopped(app *a) {
+  on_say(a, WCH_SAY_INFO, "The page stays open; Ctrl-C ends.");
+  struct timespec step = {0, 50 * 1000000L};
+  while (!a->stopped) {
+    web_answer ans;
+    while (web_poll_answer(a->web, &ans))
+      web_answer_done(a->web, ans.id, "the game is over");
+    int sig = sigtimedwait(&a->stop, NULL, &step);
+    a->stopped = sig == SIGINT || sig == SIGTERM;
+  }
+}
+
 /* ---- answers and commands ---- */
 
 static bool next_answer_line(app *a, char *line, size_t cap) {
@@ -201,14 +303,48 @@ static bool is_command(const char *line) {
          !strncmp(line, "resolve", 7) || !strncmp(line, "state", 5);
 }
 
-static void run_command(app *a, const char *line) {
-  tp_error err;
+static tp_status command(app *a, const char *line, tp_error *err) {
+  while (*line == ' ') line++;
+  tp_status st = TP_OK;
   if (!strncmp(line, "state", 5)) {
     char *s = wch_state_json(a->w);
     if (s) printf("%s\n", s);
     free(s);
-  } else if (wch_command(a->w, line, &err) != TP_OK) {
-    fprintf(stderr, "teppich: %s\n", err.text);
+  } else {
+    st = wch_command(a->w, line, err);
+  }
+  publish_state(a);
+  return st;
+}
+
+static void run_command(app *a, const char *line) {
+  tp_error err;
+  if (command(a, line, &err) != TP_OK) fprintf(stderr, "teppich: %s\n", err.text);
+}
+
+/* An answer or a command typed on the terminal. */
+static void take_typed_line(app *a, const char *line) {
+  tp_error err;
+  if (is_command(line))
+    run_command(a, line);
+  else if (wch_answer(a->w, line, &err) != TP_OK)
+    fprintf(stderr, "teppich: '%s': %s\n", line, err.text);
+  publish_state(a);
+}
+
+/* Lines sent from the page: answers, or commands (undo, give, resolve);
+ * the verdict goes back to the phone. */
+static void take_web_answers(app *a) {
+  web_answer ans;
+  while (a->web && web_poll_answer(a->web, &ans)) {
+    tp_error err;
+    tp_status st = is_command(ans.line) ? command(a, ans.line, &err)
+                                        : wch_answer(a->w, ans.line, &err);
+    web_answer_done(a->web, ans.id, st == TP_OK ? NULL : err.text);
+    if (!a->o->quiet)
+      fprintf(a->say_out, "From the page: %s: %s\n", ans.line,
+              st == TP_OK ? "taken" : err.text);
+    publish_state(a);
   }
 }
 
@@ -226,6 +362,30 @@ static bool read_stdin_line(app *a, char *line, size_t cap, bool wait) {
   return true;
 }
 
+/* With the page: the question is answered there or on the terminal;
+ * false when Ctrl-C came first. */
+static bool await_answer(app *a, const wch_question *q) {
+  on_say(a, WCH_SAY_QUESTION, q->prompt);
+  publish_state(a);
+  if (a->stdin_open && a->stdin_tty) fputs("> ", stdout), fflush(stdout);
+  int before = wch_answers_used(a->w);
+  char line[512];
+  while (!stop_requested(a)) {
+    take_web_answers(a);
+    wch_question now;
+    if (!wch_question_pending(a->w, &now) ||
+        wch_answers_used(a->w) != before)
+      return true;
+    struct pollfd p = {0, POLLIN, 0};
+    struct timespec step = {0, 50 * 1000000L};
+    int ready = a->stdin_open ? poll(&p, 1, 50) : nanosleep(&step, NULL);
+    if (a->stdin_open && ready > 0 &&
+        read_stdin_line(a, line, sizeof line, true))
+      take_typed_line(a, line);
+  }
+  return false;
+}
+
 /* Answers every waiting question: from --answers, else the terminal.
  * False when a question cannot be answered (no more lines anywhere). */
 static bool answer_questions(app *a) {
@@ -239,16 +399,18 @@ static bool answer_questions(app *a) {
         fprintf(stderr, "teppich: %s: line %d: '%s': %s\n", a->o->answers,
                 a->answers_line, line, err.text);
       }
+      publish_state(a);
+      continue;
+    }
+    if (a->web) {
+      if (!await_answer(a, &q)) return false;
       continue;
     }
     if (!a->stdin_open) return false;
     on_say(a, WCH_SAY_QUESTION, q.prompt);
     if (a->stdin_tty) fputs("> ", stdout), fflush(stdout);
     if (!read_stdin_line(a, line, sizeof line, true)) return false;
-    if (is_command(line))
-      run_command(a, line);
-    else if (wch_answer(a->w, line, &err) != TP_OK)
-      fprintf(stderr, "teppich: '%s': %s\n", line, err.text);
+    take_typed_line(a, line);
   }
   return true;
 }
@@ -257,16 +419,25 @@ static void poll_commands(app *a) {
   char line[512];
   while (a->stdin_tty && read_stdin_line(a, line, sizeof line, false))
     if (is_command(line)) run_command(a, line);
+  take_web_answers(a);
 }
 
 /* ---- one decision ---- */
+
+static int stopped(const app *a) {
+  return cli_fail(1, "stopped before the end of the game (teppich watch "
+                  "--resume %s continues it)",
+                  a->o->transcript ? a->o->transcript : "TRANSCRIPT");
+}
 
 static int decide(app *a, const wch_obs *obs) {
   tp_error err;
   a->decisions++;
   if (wch_observe(a->w, obs, &err) != TP_OK)
     return cli_fail(tp_status_exit_code(TP_ERR_IO), "%s", err.text);
+  publish_state(a);
   if (!answer_questions(a)) {
+    if (a->stopped) return stopped(a);
     wch_question q;
     wch_question_pending(a->w, &q);
     return cli_fail(1, "no answer for: %s (give --answers, or answer on the "
@@ -312,6 +483,10 @@ static int run_observations(app *a, const char *path, int64_t skip_to) {
     if (obs->frame <= skip_to) continue;
     a->frames++;
     if (!a->o->fast) nanosleep(&pace, NULL);
+    if (stop_requested(a)) {
+      rc = stopped(a);
+      break;
+    }
     poll_commands(a);
     if (moving) {
       run = 0;
@@ -387,12 +562,18 @@ static int run_camera(app *a, int64_t skip_to) {
       break;
     }
     a->frames++;
+    if (stop_requested(a)) {
+      rc = stopped(a);
+      break;
+    }
     poll_commands(a);
+    if (a->frames % 10 == 1) publish_frame(a, &f.color); /* live picture */
     wch_motion_result mr;
     if (wch_motion_feed(m, &f.gray, &mr, &err) != TP_OK) continue;
     if (mr.run == 1) a->settle_frame = a->frames - 1;
     if (replay && (int64_t)f.sequence <= skip_to) continue;
     if (!mr.settled) continue;
+    publish_frame(a, &f.color);
     double t0 = now_ms();
     an_report rep;
     st = an_run_image(s, &f.color, NULL, &rep, &err);
@@ -633,6 +814,7 @@ static int parse_options(int argc, char **argv, options *o) {
     else if (!strcmp(a, "--observations")) slot = &o->observations;
     else if (!strcmp(a, "--rules")) slot = &o->rules;
     else if (!strcmp(a, "--write")) slot = &o->write_dir;
+    else if (!strcmp(a, "--web")) slot = &o->web;
     if (slot) {
       if (!v) return cli_fail(2, "watch: %s needs a value", a);
       *slot = argv[++i];
@@ -766,10 +948,13 @@ static int play(options *o, const ft_rules *rules, const ft_players *players,
   if (rc < 0 && wch_create(&cfg, &out, &a.w, &err) != TP_OK)
     rc = cli_fail(2, "%s", err.text);
   int64_t skip_to = -1;
+  if (rc < 0 && o->web) rc = start_web(&a);
   if (rc < 0) rc = start_or_resume(&a, &skip_to);
+  publish_state(&a);
   if (rc < 0 && !answer_questions(&a))
-    rc = cli_fail(1, "no answer for the genie deal (give --answers or answer "
-                  "on the terminal)");
+    rc = a.stopped ? stopped(&a)
+                   : cli_fail(1, "no answer for the genie deal (give "
+                              "--answers or answer on the terminal)");
   if (rc < 0)
     rc = o->observations ? run_observations(&a, o->observations, skip_to)
                          : run_camera(&a, skip_to);
@@ -778,6 +963,11 @@ static int play(options *o, const ft_rules *rules, const ft_players *players,
            "continue with --resume.");
   }
   if (o->stats) print_stats(&a);
+  if (rc == 0 && a.web) {
+    publish_state(&a);
+    serve_until_stopped(&a);
+  }
+  web_destroy(a.web);
   if (a.events && a.events != stdout) fclose(a.events);
   if (a.tfd >= 0) close(a.tfd);
   wch_destroy(a.w);

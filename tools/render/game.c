@@ -17,6 +17,13 @@
 #include "ft.h"
 #include "render_internal.h"
 
+/* Frames of every still scene: `teppich watch` decides on the third still
+ * frame in a row, and the first frame after a motion never counts (it is
+ * compared with the moving frame before it), so a scene needs 1 + 3 frames
+ * to be decided on; every settle gets exactly that, so each carpet landing,
+ * the table after the cards were taken and the cleared table are seen. */
+enum { STILL_SCENE_FRAMES = 4 };
+
 typedef struct {
   char *buf;
   size_t len, cap;
@@ -159,7 +166,7 @@ static tp_status lay_out(film *f, const ft_card_type *pile, int *next_pile, int 
   }
   s->n_hands = 0;
   snprintf(what, sizeof what, "round %d layout done", ft_game_round(f->game));
-  return st == TP_OK ? shoot(f, 4, what) : st;
+  return st == TP_OK ? shoot(f, STILL_SCENE_FRAMES, what) : st;
 }
 
 /* Flies carpet k in from its owner's seat to the landing pose chosen. */
@@ -189,7 +196,7 @@ static tp_status fly(film *f, int k, int owner) {
   c->pose = land;
   snprintf(what, sizeof what, "round %d flight %d carpet %s landed", ft_game_round(f->game),
            ft_game_flight_number(f->game), c->colour);
-  return st == TP_OK ? shoot(f, 2, what) : st;
+  return st == TP_OK ? shoot(f, STILL_SCENE_FRAMES, what) : st;
 }
 
 static tp_status contests(film *f) {
@@ -249,7 +256,7 @@ static tp_status flight(film *f) {
   char what[80];
   snprintf(what, sizeof what, "round %d flight %d all landed", ft_game_round(f->game),
            ft_game_flight_number(f->game));
-  if ((st = shoot(f, 5, what)) != TP_OK) return st;
+  if ((st = shoot(f, 1, what)) != TP_OK) return st;
   /* the truth decides what lies on what; the rules core the rest */
   rnd_truth *t = malloc(sizeof *t);
   if (!t) return tp_error_set(f->err, TP_ERR_NOMEM, "game: out of memory");
@@ -282,7 +289,7 @@ static tp_status flight(film *f) {
   s->n_carpets = 0;
   sync_table(f);
   snprintf(what, sizeof what, "round %d after flight", ft_game_round(f->game));
-  return shoot(f, 3, what);
+  return shoot(f, STILL_SCENE_FRAMES, what);
 }
 
 static tp_status round_end(film *f) {
@@ -308,7 +315,7 @@ static tp_status round_end(film *f) {
   f->scene->n_hands = 0;
   f->scene->n_cards = 0;
   snprintf(what, sizeof what, "round %d over", round);
-  return shoot(f, 3, what);
+  return shoot(f, STILL_SCENE_FRAMES, what);
 }
 
 /* ---------------- entry -------------------------------------------- */

@@ -42,6 +42,14 @@ void wch__say(wch *w, wch_tone tone, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
+  if (tone != WCH_SAY_FINAL) { /* the table is in the state already */
+    int k = w->n_said++ % WCH__SAID;
+    w->said_tone[k] = tone;
+    size_t n = strlen(text);
+    if (n >= sizeof w->said[k]) n = sizeof w->said[k] - 1; /* cut, kept */
+    memcpy(w->said[k], text, n);
+    w->said[k][n] = '\0';
+  }
   w->out.say(w->out.user, tone, text);
 }
 
@@ -581,7 +589,7 @@ static tp_status resolve_landings(wch *w, tp_error *err) {
   }
   w->flights_total++;
   w->have_flight = true;
-  w->n_results = w->n_reveals = 0;
+  w->n_results = w->n_reveals = w->n_emitted = 0;
   char line[2048];
   ft_transcript_write_flight(line, sizeof line, landings, w->n_landings);
   tp_status st = wch__append(w, line, err);
@@ -633,6 +641,8 @@ tp_status wch__after_answer(wch *w, tp_error *err) {
   if (w->stage == WCH_WAIT_ANSWER && w->have_flight &&
       w->n_results == w->report.n_contests) {
     wch__emit_flight(w);
+    w->n_emitted = w->n_results; /* kept for the state's last_flight */
+    memcpy(w->emitted, w->results, sizeof w->results[0] * (size_t)w->n_results);
     w->n_results = -1; /* emitted */
   }
   if (ph == FT_PHASE_LAMPS) {

@@ -56,10 +56,25 @@ static cJSON *ids_json(const int *ids, int n) {
   return cJSON_CreateIntArray(ids, n);
 }
 
-void wch__emit_flight(wch *w) {
-  if (w->replaying) return;
+/* The type of card `id` as far as the controller knows it (-1: not). */
+static int card_type_of(const wch *w, int id) {
+  for (int g = 0; g < w->n_ref; g++)
+    if (w->ref[g].id == id) return w->ref[g].type;
+  for (int g = 0; g < w->n_ghost; g++)
+    if (w->ghost[g].id == id) return w->ghost[g].type;
+  return -1;
+}
+
+static void add_type(cJSON *o, const char *key, int type) {
+  if (type >= 0 && type < FT_N_TYPES)
+    cJSON_AddStringToObject(o, key, ft_card_type_name((ft_card_type)type));
+}
+
+/* The last flight's claims, contests (with winners once revealed) and
+ * returned carpets: the spec's `flight` event, and the web page's
+ * `last_flight` (which also reads the card types). */
+static void add_flight(const wch *w, cJSON *o, bool types) {
   const ft_flight_report *r = &w->report;
-  cJSON *o = event_start(w, "flight", r->round);
   cJSON_AddNumberToObject(o, "flight", r->flight);
   cJSON *claims = cJSON_AddArrayToObject(o, "claims");
   for (int p = 0; p < w->players.n_players; p++) {
@@ -67,6 +82,14 @@ void wch__emit_flight(wch *w) {
     cJSON *c = cJSON_CreateObject();
     cJSON_AddStringToObject(c, "player", pname(w, p));
     cJSON_AddItemToObject(c, "cards", ids_json(r->claimed[p], r->n_claimed[p]));
+    if (types) {
+      cJSON *t = cJSON_AddArrayToObject(c, "types");
+      for (int k = 0; k < r->n_claimed[p]; k++) {
+        int type = card_type_of(w, r->claimed[p][k]);
+        cJSON_AddItemToArray(t, type < 0 ? cJSON_CreateNull() : cJSON_CreateString(
+                                    ft_card_type_name((ft_card_type)type)));
+      }
+    }
     cJSON_AddItemToArray(claims, c);
   }
   cJSON *contests = cJSON_AddArrayToObject(o, "contests");
@@ -74,22 +97,32 @@ void wch__emit_flight(wch *w) {
     const ft_game_contest *gc = &r->contests[k];
     cJSON *c = cJSON_CreateObject();
     cJSON_AddNumberToObject(c, "card", gc->card);
+    if (types) add_type(c, "type", card_type_of(w, gc->card));
     cJSON *pl = cJSON_AddArrayToObject(c, "players");
     for (int q = 0; q < gc->n_players; q++)
       cJSON_AddItemToArray(pl, cJSON_CreateString(pname(w, gc->players[q])));
-    for (int i = 0; i < w->n_results; i++)
-      if (w->results[i].card == gc->card) {
-        cJSON_AddStringToObject(c, "winner", pname(w, w->results[i].winner));
+    bool emitted = w->n_results < 0;
+    const ft_contest_result *res = emitted ? w->emitted : w->results;
+    int n_res = emitted ? w->n_emitted : w->n_results;
+    for (int i = 0; i < n_res; i++)
+      if (res[i].card == gc->card) {
+        cJSON_AddStringToObject(c, "winner", pname(w, res[i].winner));
         cJSON *g = cJSON_AddObjectToObject(c, "genies");
         for (int q = 0; q < gc->n_players; q++)
           cJSON_AddNumberToObject(g, pname(w, gc->players[q]),
-                                  w->results[i].revealed[gc->players[q]]);
+                                  res[i].revealed[gc->players[q]]);
       }
     cJSON_AddItemToArray(contests, c);
   }
   cJSON *ret = cJSON_AddArrayToObject(o, "returned");
   for (int k = 0; k < r->n_returned; k++)
     cJSON_AddItemToArray(ret, cJSON_CreateString(r->returned[k]));
+}
+
+void wch__emit_flight(wch *w) {
+  if (w->replaying) return;
+  cJSON *o = event_start(w, "flight", w->report.round);
+  add_flight(w, o, false);
   emit(w, o);
 }
 
@@ -142,11 +175,7 @@ static int list_cards(const wch *w, const int *ids, int n, char *buf,
                       size_t cap) {
   int len = 0;
   for (int k = 0; k < n && len < (int)cap; k++) {
-    int type = -1;
-    for (int g = 0; g < w->n_ghost; g++)
-      if (w->ghost[g].id == ids[k]) type = w->ghost[g].type;
-    for (int g = 0; g < w->n_ref; g++)
-      if (w->ref[g].id == ids[k]) type = w->ref[g].type;
+    int type = card_type_of(w, ids[k]);
     len += snprintf(buf + len, cap - (size_t)len, "%s%s",
                     k == 0 ? "" : k + 1 == n ? " and " : ", ",
                     wch__card_label(type));
@@ -196,6 +225,67 @@ void wch__say_flight(wch *w) {
 
 /* ---- the whole state, for a web page ---- */
 
+/* Whose carpet is to land next, while the carpets are thrown. */
+static void add_turn(const wch *w, cJSON *o) {
+  if (w->stage != WCH_WAIT_THROWS) return;
+  const char *order[FT_MAX_CARPETS];
+  int n = ft_game_throw_order(w->game, order);
+  if (w->n_landed >= n) return;
+  int p = ft_players_by_colour(&w->players, order[w->n_landed]);
+  if (p >= 0) cJSON_AddStringToObject(o, "turn", pname(w, p));
+}
+
+/* The waiting question as a prompt and as `ask` (what the page needs to
+ * draw buttons: the kind, the card, the players asked). */
+static void add_question(const wch *w, cJSON *o) {
+  wch_question q;
+  if (!wch_question_pending(w, &q)) return;
+  cJSON_AddStringToObject(o, "question", q.prompt);
+  static const char *const kinds[] = {"", "genies", "reveal", "lamps"};
+  cJSON *ask = cJSON_AddObjectToObject(o, "ask");
+  cJSON_AddStringToObject(ask, "kind", kinds[q.kind]);
+  cJSON *names = cJSON_CreateArray();
+  if (q.kind == WCH_Q_REVEAL) {
+    cJSON_AddNumberToObject(ask, "card", q.card);
+    add_type(ask, "card_type", card_type_of(w, q.card));
+    for (int k = 0; k < q.n_players; k++)
+      cJSON_AddItemToArray(names, cJSON_CreateString(pname(w, q.players[k])));
+  } else {
+    for (int p = 0; p < w->players.n_players; p++)
+      cJSON_AddItemToArray(names, cJSON_CreateString(pname(w, p)));
+  }
+  cJSON_AddItemToObject(ask, "players", names);
+  cJSON_AddStringToObject(ask, "prompt", q.prompt);
+}
+
+static void add_final(const wch *w, cJSON *o) {
+  ft_final f;
+  tp_error err;
+  if (w->stage != WCH_GAME_OVER || ft_game_final(w->game, &f, &err) != TP_OK)
+    return;
+  cJSON *fin = cJSON_AddObjectToObject(o, "final");
+  cJSON *tot = cJSON_AddObjectToObject(fin, "totals");
+  cJSON *win = cJSON_AddArrayToObject(fin, "winners");
+  for (int p = 0; p < f.n_players; p++) {
+    cJSON_AddNumberToObject(tot, pname(w, p), f.scores[p].total);
+    if (f.winner[p]) cJSON_AddItemToArray(win, cJSON_CreateString(pname(w, p)));
+  }
+}
+
+/* The last commentary lines, oldest first. */
+static void add_said(const wch *w, cJSON *o) {
+  static const char *const tones[] = {"info",     "result", "contest",
+                                      "question", "warn",   "final"};
+  cJSON *say = cJSON_AddArrayToObject(o, "say");
+  int n = w->n_said < WCH__SAID ? w->n_said : WCH__SAID;
+  for (int k = w->n_said - n; k < w->n_said; k++) {
+    cJSON *l = cJSON_CreateObject();
+    cJSON_AddStringToObject(l, "tone", tones[w->said_tone[k % WCH__SAID]]);
+    cJSON_AddStringToObject(l, "text", w->said[k % WCH__SAID]);
+    cJSON_AddItemToArray(say, l);
+  }
+}
+
 char *wch_state_json(const wch *w) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "stage", wch_stage_name(w->stage));
@@ -211,13 +301,21 @@ char *wch_state_json(const wch *w) {
   cJSON *landed = cJSON_AddArrayToObject(o, "carpets_landed");
   for (int k = 0; k < w->n_landed; k++)
     cJSON_AddItemToArray(landed, cJSON_CreateString(w->landed[k]));
-  wch_question q;
-  if (wch_question_pending(w, &q))
-    cJSON_AddStringToObject(o, "question", q.prompt);
+  add_turn(w, o);
+  add_question(w, o);
+  if (w->have_flight) {
+    cJSON *f = cJSON_AddObjectToObject(o, "last_flight");
+    cJSON_AddNumberToObject(f, "round", w->report.round);
+    add_flight(w, f, true);
+  }
   cJSON *players = cJSON_AddArrayToObject(o, "players");
   for (int p = 0; p < w->players.n_players; p++) {
     cJSON *pl = cJSON_CreateObject();
     cJSON_AddStringToObject(pl, "name", pname(w, p));
+    const ft_player *fp = &w->players.players[p];
+    cJSON *colours = cJSON_AddArrayToObject(pl, "colours");
+    for (int c = 0; c < fp->n_carpets; c++)
+      cJSON_AddItemToArray(colours, cJSON_CreateString(fp->carpets[c]));
     int counts[FT_N_TYPES];
     cJSON_AddNumberToObject(pl, "cards",
                             ft_game_collection(w->game, p, counts));
@@ -233,6 +331,8 @@ char *wch_state_json(const wch *w) {
     cJSON_AddItemToArray(players, pl);
   }
   cJSON_AddNumberToObject(o, "warnings", w->warnings);
+  add_final(w, o);
+  add_said(w, o);
   char *s = cJSON_PrintUnformatted(o);
   cJSON_Delete(o);
   return s;

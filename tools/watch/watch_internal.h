@@ -31,6 +31,8 @@ typedef struct {
   int genies[FT_MAX_PLAYERS];
 } wch__reveal;
 
+enum { WCH__SAID = 8 }; /* commentary lines kept for the web page */
+
 struct wch {
   wch_config cfg;
   ft_rules rules;
@@ -71,8 +73,10 @@ struct wch {
   int land_cards[FT_MAX_CARPETS][FT_MAX_CARDS];
   int n_land_cards[FT_MAX_CARPETS];
   ft_flight_report report;
-  int n_results;
+  int n_results; /* -1 once the flight event was emitted */
   ft_contest_result results[FT_MAX_CARDS];
+  int n_emitted; /* the results of the emitted flight event */
+  ft_contest_result emitted[FT_MAX_CARDS];
   int n_reveals;
   wch__reveal reveals[FT_MAX_CARDS];
   int n_old_reveals; /* kept across a `give` */
@@ -88,6 +92,10 @@ struct wch {
   bool replaying; /* wch_resume: rebuild state, write and say nothing */
   wch_obs last_obs; /* the last still frame (for `resolve`) */
   bool have_last_obs;
+  /* the last commentary lines (a ring; n_said counts all ever said) */
+  int n_said;
+  wch_tone said_tone[WCH__SAID];
+  char said[WCH__SAID][256];
 };
 
 /* controller.c */
