@@ -15,6 +15,7 @@
 
 struct an_session {
   cal_calib *calib; /* --calib FILE, or NULL: each photo's own markers */
+  char calib_file[512]; /* its name, for messages */
   vis_deck *deck;
   vis_analyzer *an;
   ft_rules rules;
@@ -82,6 +83,7 @@ tp_status an_session_create(const an_options *o, an_session **out,
   }
   if (!st && o->calib_file) {
     st = cal_calib_load(o->calib_file, &s->calib, err);
+    snprintf(s->calib_file, sizeof s->calib_file, "%s", o->calib_file);
     if (!st && !cal_calib_has_table(s->calib))
       st = tp_error_set(err, TP_ERR_FORMAT,
                         "%s: holds only a lens model; calibrate the table (teppich calibrate)",
@@ -187,6 +189,19 @@ static void markers_seen(const cal_calib *c, vis_result *v) {
       v->markers_seen[v->n_markers_seen++] = mk[i].id;
 }
 
+/* A calibration maps the pixels of photos of its own size only: another
+ * size would put every card in the wrong place, a guess presented as
+ * certain. */
+static tp_status check_calib_size(const an_session *s, const tp_image *rgb, tp_error *err) {
+  int w = 0, h = 0;
+  cal_calib_image_size(s->calib, &w, &h);
+  if (w <= 0 || h <= 0 || (w == rgb->width && h == rgb->height)) return TP_OK;
+  return tp_error_set(err, TP_ERR_INVALID,
+                      "%s: made for %dx%d photos, this one is %dx%d; calibrate again at "
+                      "this size (teppich calibrate)",
+                      s->calib_file, w, h, rgb->width, rgb->height);
+}
+
 tp_status an_run_image(an_session *s, const tp_image *rgb,
                        const vis_table_map *map, an_report *out, tp_error *err) {
   memset(out, 0, sizeof *out);
@@ -198,6 +213,8 @@ tp_status an_run_image(an_session *s, const tp_image *rgb,
   double copy_ms = now_ms() - t0;
   double t_cal = now_ms(), cal_ms = 0, detect_ms = 0;
   const cal_calib *calib = s->calib;
+  if (!map && calib) st = check_calib_size(s, rgb, err);
+  if (st) return st;
   if (!map && !calib) {
     st = calibrate_photo(rgb, &out->own_calib, &detect_ms, err);
     calib = out->own_calib;
