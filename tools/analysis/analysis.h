@@ -61,6 +61,12 @@ tp_status an_annotate(const an_session *s, const an_report *r,
 /* A renderer of the demo deck with marker bits from vision/cvw. */
 typedef struct an_scenes an_scenes;
 tp_status an_scenes_create(an_scenes **out, tp_error *err);
+/* The same with a deck folder (spec section 2; NULL: the demo deck), for
+ * scenes of a user's own deck (eval --scene --deck). */
+tp_status an_scenes_create_deck(const char *deck_dir, an_scenes **out,
+                                tp_error *err);
+/* The deck's card and carpet sizes (deck.json), the scene defaults. */
+void an_scenes_sizes(const an_scenes *s, double card_mm[2], double carpet_mm[2]);
 void an_scenes_destroy(an_scenes *s); /* NULL-safe */
 /* Renders a scene into *img (allocated; free with tp_image_free). */
 tp_status an_scenes_render(an_scenes *s, const rnd_scene *scene, tp_image *img,

@@ -37,16 +37,30 @@ static tp_status marker_bits(void *user, const char *dictionary, int id, uint8_t
   return st;
 }
 
+static tp_status read_face(void *user, const char *path, tp_image *out, tp_error *err) {
+  (void)user;
+  return cvw_image_read(path, 3, out, err);
+}
+
 tp_status an_scenes_create(an_scenes **out, tp_error *err) {
+  return an_scenes_create_deck(NULL, out, err);
+}
+
+tp_status an_scenes_create_deck(const char *deck_dir, an_scenes **out, tp_error *err) {
   *out = calloc(1, sizeof **out);
   if (!*out) return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-  tp_status st = rnd_deck_create_demo(&(*out)->deck, err);
+  tp_status st = deck_dir ? rnd_deck_load_dir(deck_dir, read_face, NULL, &(*out)->deck, err)
+                          : rnd_deck_create_demo(&(*out)->deck, err);
   if (!st) st = rnd_renderer_create((*out)->deck, marker_bits, *out, &(*out)->renderer, err);
   if (st) {
     an_scenes_destroy(*out);
     *out = NULL;
   }
   return st;
+}
+
+void an_scenes_sizes(const an_scenes *s, double card_mm[2], double carpet_mm[2]) {
+  rnd_deck_sizes(s->deck, card_mm, carpet_mm);
 }
 
 void an_scenes_destroy(an_scenes *s) {

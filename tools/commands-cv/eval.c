@@ -12,7 +12,7 @@
 static const char usage[] =
     "usage: teppich eval [--count N] [--seed FIRST] [--difficulty easy|normal|hard|all]\n"
     "                    [--failures DIR] [--verbose] [--true-camera]\n"
-    "       teppich eval --scene SCENE.json [--true-camera]\n"
+    "       teppich eval --scene SCENE.json [--deck DIR] [--true-camera]\n"
     "\n"
     "Renders N random scenes per difficulty (seeds FIRST, FIRST+1, ...; default\n"
     "100000, a range never used for tuning), runs the same code as `teppich\n"
@@ -23,7 +23,8 @@ static const char usage[] =
     "JSON there (re-render with `teppich render SCENE.json`). --true-camera\n"
     "maps the table with the renderer's own camera instead of the markers:\n"
     "what the vision gets wrong with a perfect calibration. --scene checks one\n"
-    "scene file (docs/render.md) and exits 1 unless everything is right.\n";
+    "scene file (docs/render.md) and exits 1 unless everything is right;\n"
+    "with --deck DIR it renders and analyses with that deck folder.\n";
 
 typedef struct {
   int scenes, exact, errors;
@@ -164,24 +165,32 @@ static int run_level(an_session *s, an_scenes *sc, rnd_difficulty level, const c
   return 0;
 }
 
-/* --scene FILE: one scene JSON (tests, regressions); exit 1 unless exact. */
-static int run_scene_file(const char *path, bool true_camera) {
+/* --scene FILE: one scene JSON (tests, regressions); exit 1 unless exact.
+ * deck_dir: render and analyse with this deck folder (NULL: the demo deck);
+ * its deck.json gives the sizes the scene does not set. */
+static int run_scene_file(const char *path, const char *deck_dir, bool true_camera) {
   char *text = NULL;
   size_t len = 0;
   tp_error err;
   rnd_scene scene;
-  tp_status st = tp_read_file(path, 1 << 20, &text, &len, &err);
-  if (!st) st = rnd_scene_parse(text, len, path, NULL, NULL, &scene, &err);
-  free(text);
-  if (st) return cli_fail(2, "eval: %s", err.text);
-  an_options o = {0};
-  an_session *s = NULL;
   an_scenes *sc = NULL;
+  tp_status st = tp_read_file(path, 1 << 20, &text, &len, &err);
+  if (!st) st = an_scenes_create_deck(deck_dir, &sc, &err);
+  double card[2], carpet[2];
+  if (!st) an_scenes_sizes(sc, card, carpet);
+  if (!st) st = rnd_scene_parse(text, len, path, card, carpet, &scene, &err);
+  free(text);
+  if (st) {
+    an_scenes_destroy(sc);
+    return cli_fail(2, "eval: %s", err.text);
+  }
+  an_options o = {0};
+  o.deck_dir = deck_dir;
+  an_session *s = NULL;
   tp_image img = {0};
   an_report rep;
   memset(&rep, 0, sizeof rep);
   st = an_session_create(&o, &s, &err);
-  if (!st) st = an_scenes_create(&sc, &err);
   if (!st) st = an_scenes_render(sc, &scene, &img, &err);
   if (!st) st = jpeg_round_trip(&scene, &img, &err);
   vis_table_map truth_map = {camera_to_image, &scene.camera, {-150, -150, 710, 550}};
@@ -207,7 +216,7 @@ static int run(int argc, char **argv) {
   long count = 20, first = 100000;
   const char *level = "all", *failures = NULL;
   bool verbose = false, true_camera = false;
-  const char *scene_file = NULL;
+  const char *scene_file = NULL, *deck_dir = NULL;
   for (int i = 1; i < argc; i++) {
     bool v = i + 1 < argc;
     if (!strcmp(argv[i], "--count") && v) {
@@ -226,11 +235,15 @@ static int run(int argc, char **argv) {
       true_camera = true;
     } else if (!strcmp(argv[i], "--scene") && v) {
       scene_file = argv[++i];
+    } else if (!strcmp(argv[i], "--deck") && v) {
+      deck_dir = argv[++i];
     } else {
       return cli_fail(2, "eval: unknown or incomplete option '%s' (see teppich eval --help)", argv[i]);
     }
   }
-  if (scene_file) return run_scene_file(scene_file, true_camera);
+  if (deck_dir && !scene_file)
+    return cli_fail(2, "eval: --deck goes with --scene (random scenes use the demo deck)");
+  if (scene_file) return run_scene_file(scene_file, deck_dir, true_camera);
   static const char *names[3] = {"easy", "normal", "hard"};
   bool want[3] = {false, false, false};
   for (int k = 0; k < 3; k++) want[k] = !strcmp(level, "all") || !strcmp(level, names[k]);
