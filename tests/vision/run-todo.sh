@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The accuracy target list: runs every scene of tests/vision/todo/ (scenes
+# that analyze gets wrong today) and prints one line per scene, PASS or FAIL
+# and why (eval's first difference from the truth). A scene that passes
+# belongs in tests/vision/scenes/ (git mv it, with its .deck sidecar).
+#
+# usage: tests/vision/run-todo.sh [BUILD_DIR] [SCENE.json ...]
+#   BUILD_DIR defaults to build/ of this checkout; without scenes, all of
+#   todo/. Also runs scenes/ or regress/ files when given by name.
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=$root/build
+if [ $# -gt 0 ] && [ -d "$1" ]; then build=$(cd "$1" && pwd); shift; fi
+TEPPICH=$build/teppich
+make_deck=$build/tests/vision/vt_make_deck
+for f in "$TEPPICH" "$make_deck"; do
+  [ -x "$f" ] || { echo "run-todo: $f missing: build first (./setup --no-install)" >&2; exit 2; }
+done
+export TEPPICH
+. "$here/scene_lib.sh"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/teppich-todo.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+if [ $# -eq 0 ]; then set -- "$here"/todo/*.json; fi
+pass=0 failed=0
+for scene in "$@"; do
+  [ -f "$scene" ] || continue
+  name=$(basename "${scene%.json}")
+  out=$(scene_eval "$scene" "$make_deck" "$tmp")
+  if [ $? = 0 ]; then
+    pass=$((pass + 1)); echo "PASS $name"
+  else
+    failed=$((failed + 1))
+    why=$(printf '%s\n' "$out" | tail -1 | sed "s|^teppich: ||; s|^eval: ||; s|^$scene: ||")
+    echo "FAIL $name: $why"
+  fi
+done
+echo "$pass passed, $failed failed"
+[ "$failed" = 0 ]
