@@ -249,14 +249,14 @@ tp_status vis_deck_load(const char *dir, vis_deck **out, tp_error *err) {
   if (!d)
     return tp_error_set(err, TP_ERR_IO, "%s: cannot open the deck folder (%s)",
                         dir, strerror(errno));
-  vis_deck *deck;
+  vis_deck *deck = NULL;
   tp_status st = vis_deck_create(&deck, err);
   if (!st) st = load_deck_json(deck, dir, err);
   for (struct dirent *e; !st && (e = readdir(d));)
     if (e->d_name[0] != '.') st = load_one_face(deck, dir, e->d_name, err);
   closedir(d);
   /* readdir order is arbitrary: carpets in colour order, for stable output */
-  qsort(deck->carpets, (size_t)deck->n_carpets, sizeof *deck->carpets, by_colour);
+  if (!st) qsort(deck->carpets, (size_t)deck->n_carpets, sizeof *deck->carpets, by_colour);
   if (!st) st = vis__deck_check(deck, dir, err);
   if (st) {
     vis_deck_destroy(deck);
