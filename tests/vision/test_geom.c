@@ -82,6 +82,114 @@ static void test_contains(void **state) {
   assert_false(vis_rect_contains(&r, (vis_pt){11, 11}));
 }
 
+/* Overlap areas against an independent estimate: the share of a fine grid
+ * of points that both rectangles contain (vis_rect_contains). */
+static double grid_overlap(const vis_rect *a, const vis_rect *b) {
+  vis_pt c[4];
+  vis_rect_corners(a, c);
+  double x0 = 1e9, x1 = -1e9, y0 = 1e9, y1 = -1e9;
+  for (int i = 0; i < 4; i++) {
+    x0 = fmin(x0, c[i].x), x1 = fmax(x1, c[i].x);
+    y0 = fmin(y0, c[i].y), y1 = fmax(y1, c[i].y);
+  }
+  const double step = 0.25;
+  int n = 0;
+  for (double y = y0 + step / 2; y < y1; y += step)
+    for (double x = x0 + step / 2; x < x1; x += step)
+      n += vis_rect_contains(a, (vis_pt){x, y}) && vis_rect_contains(b, (vis_pt){x, y});
+  return n * step * step;
+}
+
+static void test_overlap_against_grid(void **state) {
+  (void)state;
+  srand(11);
+  for (int i = 0; i < 40; i++) {
+    vis_rect a = {{rand() % 60, rand() % 60}, 59, 91, rand() % 360};
+    vis_rect b = {{rand() % 60, rand() % 60}, 50, 76, (rand() % 3600) / 10.0};
+    double exact = vis_rect_overlap_area(&a, &b), est = grid_overlap(&a, &b);
+    /* the grid's error is about its step times the outline's length */
+    if (fabs(exact - est) > 0.25 * 2 * (150 + 126) / 2)
+      fail_msg("overlap %.2f, grid estimate %.2f (case %d)", exact, est, i);
+  }
+}
+
+/* A card at angle a and at a + 180 (upside down) covers the same area,
+ * and so does one given with a negative or large angle. */
+static void test_turned_half_is_same_area(void **state) {
+  (void)state;
+  for (double a = -720; a <= 720; a += 37.5) {
+    vis_rect r = {{100, 50}, 59, 91, a}, t = {{100, 50}, 59, 91, a + 180};
+    vis_rect n = {{100, 50}, 59, 91, vis_normalize_angle180(a)};
+    assert_true(fabs(vis_rect_overlap_area(&r, &t) - 59 * 91) < 1e-6);
+    assert_true(fabs(vis_rect_overlap_area(&r, &n) - 59 * 91) < 1e-6);
+    double na = vis_normalize_angle180(a);
+    assert_true(na >= 0 && na < 180);
+    assert_true(fabs(fmod(fabs(na - a), 180)) < 1e-9 ||
+                fabs(fmod(fabs(na - a), 180) - 180) < 1e-9);
+  }
+}
+
+/* A carpet wholly on a card overlaps it by its own area; the overlap
+ * shrinks linearly as it slides off an edge (table coordinates of a real
+ * game, far from the origin, keep their precision). */
+static void test_contained_and_sliding(void **state) {
+  (void)state;
+  vis_rect card = {{500.25, 380.5}, 59, 91, 90}, small = {{500.25, 380.5}, 40, 60, 90};
+  assert_true(fabs(vis_rect_overlap_area(&card, &small) - 40 * 60) < 1e-6);
+  for (double dx = 0; dx <= 70; dx += 0.5) {
+    vis_rect carpet = {{500.25 + dx, 380.5}, 59, 91, 90};
+    double want = fmax(0, 59 - dx) * 91;
+    assert_true(fabs(vis_rect_overlap_area(&card, &carpet) - want) < 1e-6);
+  }
+  /* a hair's breadth of overlap is tiny but positive */
+  vis_rect hair = {{500.25 + 58.99, 380.5}, 59, 91, 90};
+  double a = vis_rect_overlap_area(&card, &hair);
+  assert_true(a > 0.9 && a < 0.92);
+}
+
+/* Polygons: winding does not matter, degenerate input is empty. */
+static void test_polygon_winding_and_degenerate(void **state) {
+  (void)state;
+  vis_pt sq[4] = {{0, 0}, {10, 0}, {10, 10}, {0, 10}};
+  vis_pt rev[4] = {{0, 10}, {10, 10}, {10, 0}, {0, 0}};
+  vis_pt tri[3] = {{5, -5}, {15, 5}, {5, 5}}; /* half inside the square */
+  assert_true(fabs(vis_polygon_area(sq, 4) - 100) < 1e-9);
+  assert_true(fabs(vis_polygon_area(rev, 4) - 100) < 1e-9);
+  double a = vis_convex_overlap_area(sq, 4, tri, 3);
+  assert_true(fabs(a - vis_convex_overlap_area(rev, 4, tri, 3)) < 1e-9);
+  assert_true(fabs(a - vis_convex_overlap_area(tri, 3, rev, 4)) < 1e-9);
+  assert_true(fabs(a - 25) < 1e-9); /* the triangle's part with y >= 0, x <= 10 */
+  assert_true(vis_convex_overlap_area(sq, 2, tri, 3) == 0);
+  assert_true(vis_convex_overlap_area(sq, 4, tri, 0) == 0);
+  vis_pt line[3] = {{0, 0}, {5, 5}, {10, 10}}; /* no area */
+  assert_true(vis_convex_overlap_area(sq, 4, line, 3) < 1e-9);
+  vis_rect zero = {{5, 5}, 0, 0, 0};
+  vis_rect r = {{5, 5}, 10, 10, 0};
+  assert_true(vis_rect_overlap_area(&zero, &r) < 1e-9);
+}
+
+/* Corners: a closed convex outline with sides w and h whatever the angle,
+ * and the first two corners are one short side (the face's top). */
+static void test_corners_any_angle(void **state) {
+  (void)state;
+  for (double a = 0; a < 360; a += 7.5) {
+    vis_rect r = {{-30, 12}, 59, 91, a};
+    vis_pt c[4];
+    vis_rect_corners(&r, c);
+    double s01 = hypot(c[1].x - c[0].x, c[1].y - c[0].y);
+    double s12 = hypot(c[2].x - c[1].x, c[2].y - c[1].y);
+    double s23 = hypot(c[3].x - c[2].x, c[3].y - c[2].y);
+    assert_true(fabs(s01 - 59) < 1e-9 && fabs(s23 - 59) < 1e-9 && fabs(s12 - 91) < 1e-9);
+    double mx = 0, my = 0;
+    for (int i = 0; i < 4; i++) mx += c[i].x / 4, my += c[i].y / 4;
+    assert_true(fabs(mx + 30) < 1e-9 && fabs(my - 12) < 1e-9);
+    /* the long side runs along the angle */
+    double dir = atan2(c[2].y - c[1].y, c[2].x - c[1].x) * 180 / 3.14159265358979323846;
+    double d = fmod(fabs(dir - a) + 360, 180);
+    assert_true(d < 1e-6 || d > 180 - 1e-6);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_corners_axis_aligned),
@@ -90,6 +198,11 @@ int main(void) {
       cmocka_unit_test(test_touching_is_not_overlap),
       cmocka_unit_test(test_overlap_symmetric_random),
       cmocka_unit_test(test_contains),
+      cmocka_unit_test(test_overlap_against_grid),
+      cmocka_unit_test(test_turned_half_is_same_area),
+      cmocka_unit_test(test_contained_and_sliding),
+      cmocka_unit_test(test_polygon_winding_and_degenerate),
+      cmocka_unit_test(test_corners_any_angle),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
