@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The accuracy target list: runs every scene of tests/vision/todo/ (scenes
-# that analyze gets wrong today) and prints one line per scene, PASS or FAIL
-# and why (eval's first difference from the truth). A scene that passes
-# belongs in tests/vision/scenes/ (git mv it, with its .deck sidecar).
+# that analyze gets wrong today) and every check script there (todo/*.sh,
+# e2e scripts in the style of tests/e2e/lib.sh), and prints one line each,
+# PASS or FAIL and why (eval's first difference from the truth, or the
+# script's first FAIL). A scene that passes belongs in tests/vision/scenes/
+# (git mv it, with its .deck sidecar); a script in tests/vision/ as test_*.sh.
 #
-# usage: tests/vision/run-todo.sh [BUILD_DIR] [SCENE.json ...]
-#   BUILD_DIR defaults to build/ of this checkout; without scenes, all of
-#   todo/. Also runs scenes/ or regress/ files when given by name.
+# usage: tests/vision/run-todo.sh [BUILD_DIR] [SCENE.json|CHECK.sh ...]
+#   BUILD_DIR defaults to build/ of this checkout; without arguments, all
+#   of todo/. Also runs scenes/ or regress/ files when given by name.
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=$root/build
@@ -20,13 +22,20 @@ export TEPPICH
 . "$here/scene_lib.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/teppich-todo.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-if [ $# -eq 0 ]; then set -- "$here"/todo/*.json; fi
+if [ $# -eq 0 ]; then set -- "$here"/todo/*.json "$here"/todo/*.sh; fi
 pass=0 failed=0
 for scene in "$@"; do
   [ -f "$scene" ] || continue
-  name=$(basename "${scene%.json}")
-  out=$(scene_eval "$scene" "$make_deck" "$tmp")
-  if [ $? = 0 ]; then
+  name=$(basename "${scene%.*}")
+  if [ "${scene%.sh}" != "$scene" ]; then
+    out=$(TEPPICH_SOURCE_DIR=$root TEPPICH_TMP=$tmp/$name bash "$scene" 2>&1)
+    rc=$?
+    out=$(printf '%s\n' "$out" | grep -m1 '^FAIL: ' | sed 's/^FAIL: //')
+  else
+    out=$(scene_eval "$scene" "$make_deck" "$tmp")
+    rc=$?
+  fi
+  if [ $rc = 0 ]; then
     pass=$((pass + 1)); echo "PASS $name"
   else
     failed=$((failed + 1))
