@@ -86,5 +86,12 @@ echo '{"format": "teppich-calibration", "version": 1, "image_size": [320, 240],
 expect_bad 2 "h.json: .*homography" "$TEPPICH" analyze "$T/small.jpg" --calib "$T/h.json"
 sed 's/\[\[1, 0\], \[0, 1\]\]/[[0, 0, 0], [0, 0, 0], [0, 0, 1]]/' "$T/h.json" >"$T/z.json"
 expect_bad 2 "z.json" "$TEPPICH" analyze "$T/small.jpg" --calib "$T/z.json"
+
+# eval --scene (the harness of the scene tests): bad scene files and usage
+expect_bad 2 "noscene.json: cannot open" "$TEPPICH" eval --scene "$T/noscene.json"
+echo '{"cards": [{"type": "castle", "center_mm": [0, 0]}]}' >"$T/bad-scene.json"
+expect_bad 2 "bad-scene.json" "$TEPPICH" eval --scene "$T/bad-scene.json"
+expect_bad 2 "--deck goes with --scene" "$TEPPICH" eval --deck "$T/deck"
+expect_bad 2 "nodeck" "$TEPPICH" eval --scene "$T/small.json" --deck "$T/nodeck"
 ls "$T/d" | grep -q '\.tmp' && fail "a temporary file was left behind"
 finish
