@@ -91,7 +91,7 @@ expect_bad 2 "z.json" "$TEPPICH" analyze "$T/small.jpg" --calib "$T/z.json"
 expect_bad 2 "noscene.json: cannot open" "$TEPPICH" eval --scene "$T/noscene.json"
 echo '{"cards": [{"type": "castle", "center_mm": [0, 0]}]}' >"$T/bad-scene.json"
 expect_bad 2 "bad-scene.json" "$TEPPICH" eval --scene "$T/bad-scene.json"
-expect_bad 2 "--deck goes with --scene" "$TEPPICH" eval --deck "$T/deck"
+expect_bad 2 "nodeck" "$TEPPICH" eval --count 1 --deck "$T/nodeck"
 expect_bad 2 "nodeck" "$TEPPICH" eval --scene "$T/small.json" --deck "$T/nodeck"
 ls "$T/d" | grep -q '\.tmp' && fail "a temporary file was left behind"
 finish

@@ -1,6 +1,7 @@
 /* teppich eval: accuracy of `teppich analyze` on rendered scenes whose
  * truth is known, per difficulty, on seeds that were never used to tune. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,7 +12,7 @@
 
 static const char usage[] =
     "usage: teppich eval [--count N] [--seed FIRST] [--difficulty easy|normal|hard|all]\n"
-    "                    [--failures DIR] [--verbose] [--true-camera]\n"
+    "                    [--failures DIR] [--verbose] [--true-camera] [--deck DIR]\n"
     "       teppich eval --scene SCENE.json [--deck DIR] [--true-camera]\n"
     "\n"
     "Renders N random scenes per difficulty (seeds FIRST, FIRST+1, ...; default\n"
@@ -24,10 +25,14 @@ static const char usage[] =
     "maps the table with the renderer's own camera instead of the markers:\n"
     "what the vision gets wrong with a perfect calibration. --scene checks one\n"
     "scene file (docs/render.md) and exits 1 unless everything is right;\n"
-    "with --deck DIR it renders and analyses with that deck folder.\n";
+    "with --deck DIR it renders and analyses with that deck folder. With\n"
+    "random scenes, --deck DIR analyses with that deck folder (the scenes are\n"
+    "still drawn with the demo deck): how well an enrolled deck does on the\n"
+    "same photos. `claims` counts scenes whose claims, contests and returned\n"
+    "carpets (by card type) are the truth's; --verbose prints that per scene.\n";
 
 typedef struct {
-  int scenes, exact, errors;
+  int scenes, exact, errors, claims_right;
   an_score sum;
   double err_max;
   double ms;
@@ -55,12 +60,88 @@ static void add(tally *t, const an_score *s, double ms) {
 
 static double pct(int a, int b) { return b ? 100.0 * a / b : 100.0; }
 
+/* ---- the game's outcome by card type (ids differ between truth and us) */
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Appends the strings sorted, joined by sep. */
+static void add_sorted(char *out, size_t cap, const char **items, int n, const char *sep) {
+  qsort(items, (size_t)n, sizeof *items, by_name);
+  for (int i = 0; i < n; i++) {
+    size_t len = strlen(out);
+    snprintf(out + len, cap - len, "%s%s", i ? sep : "", items[i]);
+  }
+}
+
+/* "claims blue:desert red:palace,treasure; contests camel-bazaar:blue+red;
+ * returned green": comparable between the truth and an analysis. */
+static void outcome(const ft_resolution *r, const char *const *types, int n_types, char *out,
+                    size_t cap) {
+  char parts[FT_MAX_CARDS + FT_MAX_PLAYERS][256];
+  const char *items[FT_MAX_CARDS + FT_MAX_PLAYERS], *names[FT_MAX_CARDS];
+  snprintf(out, cap, "claims ");
+  for (int c = 0; c < r->n_claims; c++) {
+    int n = 0;
+    for (int k = 0; k < r->claims[c].n_cards; k++) {
+      int id = r->claims[c].cards[k];
+      names[n++] = id >= 0 && id < n_types ? types[id] : "?";
+    }
+    snprintf(parts[c], sizeof parts[c], "%s:", r->claims[c].player);
+    add_sorted(parts[c], sizeof parts[c], names, n, ",");
+    items[c] = parts[c];
+  }
+  add_sorted(out, cap, items, r->n_claims, " ");
+  size_t len = strlen(out);
+  snprintf(out + len, cap - len, "; contests ");
+  for (int c = 0; c < r->n_contests; c++) {
+    int id = r->contests[c].card, n = 0;
+    for (int k = 0; k < r->contests[c].n_players; k++) names[n++] = r->contests[c].players[k];
+    snprintf(parts[c], sizeof parts[c], "%s:", id >= 0 && id < n_types ? types[id] : "?");
+    add_sorted(parts[c], sizeof parts[c], names, n, "+");
+    items[c] = parts[c];
+  }
+  add_sorted(out, cap, items, r->n_contests, " ");
+  len = strlen(out);
+  snprintf(out + len, cap - len, "; returned ");
+  for (int c = 0; c < r->n_returned; c++) items[c] = r->returned[c];
+  add_sorted(out, cap, items, r->n_returned, ",");
+}
+
+/* Whether the analysis gives the truth's claims, contests and returned. */
+static bool claims_right(const rnd_scene *scene, const an_report *rep, char *ours, char *truth,
+                         size_t cap) {
+  rnd_truth *t = malloc(sizeof *t);
+  if (!t) return false;
+  rnd_truth_compute(scene, t);
+  ft_carpet_on on[RND_MAX_CARPETS];
+  for (int k = 0; k < scene->n_carpets; k++)
+    on[k] = (ft_carpet_on){scene->carpets[k].colour, scene->carpets[k].colour,
+                           t->carpets[k].on_cards, t->carpets[k].n_on};
+  ft_resolution truth_res;
+  tp_error err;
+  bool ok = ft_resolve(NULL, on, scene->n_carpets, scene->n_cards, &truth_res, &err) == TP_OK;
+  free(t);
+  int n = scene->n_cards > rep->vis.n_cards ? scene->n_cards : rep->vis.n_cards;
+  const char **types = malloc(sizeof *types * (size_t)(n + 1));
+  if (!types) return false;
+  for (int i = 0; i < scene->n_cards; i++) types[i] = scene->cards[i].type;
+  if (ok) outcome(&truth_res, types, scene->n_cards, truth, cap);
+  for (int i = 0; i < rep->vis.n_cards; i++)
+    types[i] = rep->vis.cards[i].type >= 0 ? vis_type_name(rep->vis.cards[i].type) : "?";
+  outcome(&rep->rules, types, rep->vis.n_cards, ours, cap);
+  free(types);
+  return ok && !strcmp(ours, truth);
+}
+
 static void print_tally(const char *name, const tally *t) {
   const an_score *s = &t->sum;
-  printf("%-7s %3d scenes  exact %5.1f%%  cards recall %5.1f%% precision %5.1f%%  "
+  printf("%-7s %3d scenes  claims %5.1f%%  exact %5.1f%%  cards recall %5.1f%% precision %5.1f%%  "
          "types %5.1f%%  carpets %5.1f%%  on-top %5.1f%% (%d)  pos err mean %.2f max %.2f mm  "
          "uncertain %d  errors %d  %.0f ms/scene\n",
-         name, t->scenes, pct(t->exact, t->scenes), pct(s->matched_cards, s->truth_cards),
+         name, t->scenes, pct(t->claims_right, t->scenes), pct(t->exact, t->scenes),
+         pct(s->matched_cards, s->truth_cards),
          pct(s->matched_cards, s->found_cards), pct(s->right_types, s->matched_cards),
          pct(s->matched_carpets, s->truth_carpets), pct(s->stack_right, s->stack_decisions),
          s->stack_decisions, s->pos_n ? s->pos_err_sum / s->pos_n : 0, t->err_max,
@@ -155,6 +236,12 @@ static int run_level(an_session *s, an_scenes *sc, rnd_difficulty level, const c
       an_score_scene(&scene, &rep, &score);
       if (!true_camera) mapping_error(&scene, &rep, &t);
     }
+    char ours[2048] = "", truth[2048] = "";
+    bool claims = !st && claims_right(&scene, &rep, ours, truth, sizeof ours);
+    t.claims_right += claims;
+    if (verbose && claims) printf("  %s seed %lu: claims right\n", name, seed);
+    if (verbose && !claims)
+      printf("  %s seed %lu: claims wrong: %s | truth: %s\n", name, seed, ours, truth);
     add(&t, &score, rep.vis.profile.total_ms);
     if (!score.exact && verbose) printf("  %s seed %lu: %s\n", name, seed, score.first_error);
     if (!score.exact && failures && !st) save_failure(failures, name, seed, &scene, s, &rep);
@@ -241,8 +328,6 @@ static int run(int argc, char **argv) {
       return cli_fail(2, "eval: unknown or incomplete option '%s' (see teppich eval --help)", argv[i]);
     }
   }
-  if (deck_dir && !scene_file)
-    return cli_fail(2, "eval: --deck goes with --scene (random scenes use the demo deck)");
   if (scene_file) return run_scene_file(scene_file, deck_dir, true_camera);
   static const char *names[3] = {"easy", "normal", "hard"};
   bool want[3] = {false, false, false};
@@ -251,14 +336,14 @@ static int run(int argc, char **argv) {
     return cli_fail(2, "eval: --difficulty must be easy, normal, hard or all, not '%s'", level);
   if (failures) mkdir(failures, 0777);
   tp_error err;
-  an_options o = {0};
+  an_options o = {.deck_dir = deck_dir};
   an_session *s = NULL;
   an_scenes *sc = NULL;
   tp_status st = an_session_create(&o, &s, &err);
   if (!st) st = an_scenes_create(&sc, &err);
   if (st) {
     an_session_destroy(s);
-    return cli_fail(1, "eval: %s", err.text);
+    return cli_fail(deck_dir ? tp_status_exit_code(st) : 1, "eval: %s", err.text);
   }
   printf("held-out seeds %ld..%ld per difficulty\n", first, first + count - 1);
   for (int k = 0; k < 3; k++)
