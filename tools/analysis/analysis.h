@@ -82,6 +82,7 @@ typedef struct {
   int uncertain; /* cards and carpets marked uncertain */
   bool exact;    /* everything right */
   char first_error[160];
+  char errors[1024]; /* every error, "; "-separated (cut when long) */
 } an_score;
 
 void an_score_scene(const rnd_scene *scene, const an_report *r, an_score *out);

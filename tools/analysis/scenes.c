@@ -92,6 +92,9 @@ static double dist(vis_pt a, vis_pt b) { return hypot(a.x - b.x, a.y - b.y); }
 
 static void note(an_score *s, const char *what) {
   if (!s->first_error[0]) snprintf(s->first_error, sizeof s->first_error, "%s", what);
+  size_t n = strlen(s->errors);
+  if (n + 3 < sizeof s->errors)
+    snprintf(s->errors + n, sizeof s->errors - n, "%s%s", n ? "; " : "", what);
   s->exact = false;
 }
 
@@ -163,7 +166,11 @@ void an_score_scene(const rnd_scene *scene, const an_report *r, an_score *s) {
     vis_pt tc = centre(t.carpets[j].corners_mm);
     if (!c || dist(tc, c->rect.center) > 20) {
       char m[160];
-      snprintf(m, sizeof m, "missed the %s carpet", scene->carpets[j].colour);
+      static const char *const surface[] = {"plain", "wood", "felt", "cloth"};
+      int sf = (int)scene->table.surface;
+      snprintf(m, sizeof m, "missed the %s carpet (%s%s table)", scene->carpets[j].colour,
+               scene->carpets[j].face_down ? "face down, " : "",
+               sf >= 0 && sf < 4 ? surface[sf] : "?");
       note(s, m);
       continue;
     }

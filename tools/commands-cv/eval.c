@@ -243,7 +243,8 @@ static int run_level(an_session *s, an_scenes *sc, rnd_difficulty level, const c
     if (verbose && !claims)
       printf("  %s seed %lu: claims wrong: %s | truth: %s\n", name, seed, ours, truth);
     add(&t, &score, rep.vis.profile.total_ms);
-    if (!score.exact && verbose) printf("  %s seed %lu: %s\n", name, seed, score.first_error);
+    if (!score.exact && verbose)
+      printf("  %s seed %lu: %s\n", name, seed, score.errors[0] ? score.errors : score.first_error);
     if (!score.exact && failures && !st) save_failure(failures, name, seed, &scene, s, &rep);
     an_report_free(&rep);
   }

@@ -38,6 +38,7 @@ void vis_settings_default(vis_settings *s) {
   s->type_min_margin = 0.25;
   s->card_min_visible = 0.03;
   s->min_overlap_mm2 = 2;
+  s->threads = 1;
 }
 
 void vis_result_free(vis_result *res) {
@@ -91,6 +92,10 @@ tp_status vis_analyzer_create(const vis_deck *deck, const vis_settings *s,
     vis_analyzer_destroy(an);
     return tp_error_set(err, TP_ERR_INVALID, "px_per_mm must be 0.5..8");
   }
+  if (an->s.threads < 1 || an->s.threads > 16) {
+    vis_analyzer_destroy(an);
+    return tp_error_set(err, TP_ERR_INVALID, "threads must be 1..16");
+  }
   tp_status st = vis__deck_check(deck, "deck", err);
   if (!st) st = vis__object_model_build(deck, an->obj_hist, err);
   if (!st) st = build_templates(an, err);
@@ -111,44 +116,6 @@ static void table_free(vis__table *t) {
   tp_image_free(&t->smooth);
 }
 
-/* The grid of image positions of the rectified table's pixels: the map
- * is called on every 4th pixel and interpolated in between (the mapping
- * is smooth; this saves most of its cost). */
-static tp_status remap_grid(const vis_table_map *map, const vis__table *t, float *mx,
-                            float *my) {
-  const int g = 4, w = t->rgb.width, h = t->rgb.height;
-  int gw = (w + g - 1) / g + 1, gh = (h + g - 1) / g + 1;
-  float *cx = malloc(sizeof(float) * (size_t)gw * (size_t)gh);
-  float *cy = malloc(sizeof(float) * (size_t)gw * (size_t)gh);
-  if (!cx || !cy) {
-    free(cx);
-    free(cy);
-    return TP_ERR_NOMEM;
-  }
-  for (int j = 0; j < gh; j++)
-    for (int i = 0; i < gw; i++) {
-      vis_pt mm = vis__px_to_mm(t, (vis_pt){i * g, j * g});
-      double in[2] = {mm.x, mm.y}, px[2];
-      bool ok = map->table_to_image(map->user, in, px);
-      cx[j * gw + i] = ok ? (float)px[0] : -1e6f;
-      cy[j * gw + i] = ok ? (float)px[1] : -1e6f;
-    }
-  for (int y = 0; y < h; y++) {
-    int j = y / g;
-    float fy = (float)(y - j * g) / g;
-    for (int x = 0; x < w; x++) {
-      int i = x / g;
-      float fx = (float)(x - i * g) / g;
-      const float *a = cx + j * gw + i, *b = cy + j * gw + i;
-      mx[(size_t)y * w + x] = (1 - fy) * ((1 - fx) * a[0] + fx * a[1]) + fy * ((1 - fx) * a[gw] + fx * a[gw + 1]);
-      my[(size_t)y * w + x] = (1 - fy) * ((1 - fx) * b[0] + fx * b[1]) + fy * ((1 - fx) * b[gw] + fx * b[gw + 1]);
-    }
-  }
-  free(cx);
-  free(cy);
-  return TP_OK;
-}
-
 /* The rectified table: the map's area at px_per_mm, in RGB and Lab. */
 static tp_status rectify(const vis_analyzer *an, const tp_image *rgb,
                          const vis_table_map *map, vis__table *t, tp_error *err) {
@@ -164,14 +131,7 @@ static tp_status rectify(const vis_analyzer *an, const tp_image *rgb,
   if (tp_image_alloc(&t->rgb, w, h, 3) || tp_image_alloc(&t->lab, w, h, 3) ||
       tp_image_alloc(&t->object, w, h, 1) || tp_image_alloc(&t->smooth, w, h, 3))
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the table image");
-  float *mx = malloc(sizeof(float) * (size_t)w * (size_t)h);
-  float *my = malloc(sizeof(float) * (size_t)w * (size_t)h);
-  tp_status st = mx && my ? remap_grid(map, t, mx, my) : TP_ERR_NOMEM;
-  if (st) st = tp_error_set(err, st, "out of memory for the table image");
-  if (!st) st = cvw_remap(rgb, mx, my, &t->rgb, err);
-  free(mx);
-  free(my);
-  if (!st) st = cvw_rgb_to_lab(&t->rgb, &t->lab, err);
+  tp_status st = vis__rectify(rgb, map, an->s.threads, t, err);
   if (!st) {
     for (int y = 0; y < h; y++)
       memcpy(tp_image_row(&t->smooth, y), tp_image_row(&t->lab, y), (size_t)w * 3);

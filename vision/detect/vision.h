@@ -110,6 +110,10 @@ typedef struct {
   /* Overlaps smaller than this (mm^2) count as touching, not overlap;
    * the game counts any overlap, so keep it about the pose error. */
   double min_overlap_mm2;
+  /* Worker threads for the stages that split into independent parts
+   * (the rectification's strips), 1..16. 1 (the default) runs everything
+   * in the calling thread; more: faster on a multi-core Pi. */
+  int threads;
   /* If set, intermediate images (rectified table, object mask) and a log
    * of the hypotheses go to this folder: slow, for looking at failures. */
   const char *debug_dir;

@@ -52,6 +52,11 @@ static inline vis_pt vis__px_to_mm(const vis__table *t, vis_pt px) {
   return p;
 }
 
+/* Fills t->rgb and t->lab (allocated, with px_per_mm and the origin set)
+ * from the photo through the table mapping (rectify.c). */
+tp_status vis__rectify(const tp_image *rgb, const vis_table_map *map, int threads,
+                       vis__table *t, tp_error *err);
+
 /* Rectangle hypotheses (table pixels) from the object mask's outline:
  * every perpendicular pair of outline edges gives a corner, and with a
  * known size (sizes_px: n_sizes pairs of w, h) a whole rectangle. *out is
