@@ -23,6 +23,7 @@ struct vis_analyzer {
   float obj_hist[VIS__NBINS];
   vis__template *tpl;
   int n_tpl;
+  float *face_hist; /* VIS__NBINS per template: its face's colours */
 };
 
 static double now_ms(void) {
@@ -53,6 +54,7 @@ void vis_analyzer_destroy(vis_analyzer *an) {
   if (!an) return;
   for (int i = 0; i < an->n_tpl; i++) vis__template_free(&an->tpl[i]);
   free(an->tpl);
+  free(an->face_hist);
   free(an);
 }
 
@@ -78,6 +80,22 @@ static tp_status build_templates(vis_analyzer *an, tp_error *err) {
   return st;
 }
 
+static const tp_image *template_face(const vis_deck *d, const vis__template *tp) {
+  if (tp->kind == VIS__FACE_TYPE) return vis_deck_type_face(d, tp->index);
+  if (tp->kind == VIS__FACE_CARPET) return vis_deck_carpet_face(d, tp->index);
+  return vis_deck_carpet_back(d, tp->index);
+}
+
+static tp_status build_face_histograms(vis_analyzer *an, tp_error *err) {
+  an->face_hist = malloc(sizeof(float) * VIS__NBINS * (size_t)(an->n_tpl + 1));
+  if (!an->face_hist) return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+  tp_status st = TP_OK;
+  for (int i = 0; !st && i < an->n_tpl; i++)
+    st = vis__face_histogram(template_face(an->deck, &an->tpl[i]),
+                             an->face_hist + (size_t)i * VIS__NBINS, err);
+  return st;
+}
+
 tp_status vis_analyzer_create(const vis_deck *deck, const vis_settings *s,
                               vis_analyzer **out, tp_error *err) {
   *out = NULL;
@@ -99,6 +117,7 @@ tp_status vis_analyzer_create(const vis_deck *deck, const vis_settings *s,
   tp_status st = vis__deck_check(deck, "deck", err);
   if (!st) st = vis__object_model_build(deck, an->obj_hist, err);
   if (!st) st = build_templates(an, err);
+  if (!st) st = build_face_histograms(an, err);
   if (st) {
     vis_analyzer_destroy(an);
     return st;
@@ -138,6 +157,40 @@ static tp_status rectify(const vis_analyzer *an, const tp_image *rgb,
     st = cvw_box_blur(&t->smooth, (int)lround(s), err);
   }
   return st;
+}
+
+/* ------------------------------------------------- colour evidence */
+
+/* Share of object i's visible samples (not under an object accepted
+ * before it) whose colour its face explains better than the bare table
+ * does. A face fitted onto bare table (a yellow carpet's gain/offset fit
+ * on tan cloth, slid "under" a card) shows table colours where it claims
+ * to show. *n gets the visible samples looked at. */
+static double colour_support(const vis_analyzer *an, const vis__table *t, const vis__object *obj,
+                             int i, const float *bg, int *n) {
+  const float *fh = an->face_hist + (size_t)obj[i].face * VIS__NBINS;
+  vis_rect in = obj[i].r_px;
+  double m = 2 * t->px_per_mm;
+  in.w -= 2 * m, in.h -= 2 * m;
+  vis_pt c[4];
+  vis_rect_corners(&in, c);
+  double x0 = c[0].x, x1 = c[0].x, y0 = c[0].y, y1 = c[0].y;
+  for (int k = 1; k < 4; k++)
+    x0 = fmin(x0, c[k].x), x1 = fmax(x1, c[k].x), y0 = fmin(y0, c[k].y), y1 = fmax(y1, c[k].y);
+  int good = 0;
+  *n = 0;
+  for (int y = (int)fmax(0, y0); y <= (int)fmin(t->lab.height - 1, y1); y += 2)
+    for (int x = (int)fmax(0, x0); x <= (int)fmin(t->lab.width - 1, x1); x += 2) {
+      vis_pt p = {x, y};
+      if (!vis_rect_contains(&in, p)) continue;
+      bool hidden = false;
+      for (int j = 0; j < i && !hidden; j++) hidden = vis_rect_contains(&obj[j].r_px, p);
+      if (hidden) continue;
+      int b = vis__bin(tp_image_row(&t->lab, y) + 3 * x);
+      (*n)++;
+      good += fh[b] > bg[b];
+    }
+  return *n ? (double)good / *n : 1;
 }
 
 /* ---------------------------------------------------------- results */
@@ -338,6 +391,39 @@ static tp_status build_result(const vis_analyzer *an, const vis__table *t,
   return TP_OK;
 }
 
+/* Drops the carpets whose visible part shows the table's colours rather
+ * than their face's (see colour_support); support[] and support_n[] get
+ * every kept object's figures (n_obj <= 64, as the matcher returns). */
+static tp_status drop_phantoms(const vis_analyzer *an, const vis__table *t, vis__object *obj,
+                               int *n_obj, double *support, int *support_n, tp_error *err) {
+  int n = *n_obj > 64 ? 64 : *n_obj;
+  float *bg = malloc(sizeof(float) * VIS__NBINS);
+  vis_rect *rects = malloc(sizeof(vis_rect) * (size_t)(n + 1));
+  if (!bg || !rects) {
+    free(bg);
+    free(rects);
+    return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+  }
+  for (int i = 0; i < n; i++) rects[i] = obj[i].r_px;
+  vis__background_histogram(t, rects, n, bg);
+  double sup[64];
+  int cnt[64], kept = 0;
+  for (int i = 0; i < n; i++) sup[i] = colour_support(an, t, obj, i, bg, &cnt[i]);
+  for (int i = 0; i < n; i++) {
+    bool carpet = an->tpl[obj[i].face].kind != VIS__FACE_TYPE;
+    /* real carpets show 0.55-0.85 of their face's colours even on cloth of
+     * their own colour; a face fitted onto bare table about none */
+    if (carpet && cnt[i] >= 20 && sup[i] < 0.25) continue;
+    support[kept] = sup[i];
+    support_n[kept] = cnt[i];
+    obj[kept++] = obj[i];
+  }
+  *n_obj = kept;
+  free(bg);
+  free(rects);
+  return TP_OK;
+}
+
 static void debug_dump(const vis_analyzer *an, const vis__table *t,
                        const vis_rect *hyps, int n_hyps) {
   char path[1024];
@@ -375,7 +461,8 @@ static void debug_dump(const vis_analyzer *an, const vis__table *t,
   fclose(f);
 }
 
-static void debug_objects(const vis_analyzer *an, const vis__object *o, int n) {
+static void debug_objects(const vis_analyzer *an, const vis__object *o, int n,
+                          const double *support, const int *support_n) {
   char path[1024];
   snprintf(path, sizeof path, "%s/objects.txt", an->s.debug_dir);
   FILE *f = fopen(path, "w");
@@ -386,6 +473,7 @@ static void debug_objects(const vis_analyzer *an, const vis__object *o, int n) {
             i, tp->kind, tp->index, o[i].flipped, o[i].explained, o[i].valid, o[i].total,
             o[i].score, o[i].second_face, o[i].second_explained, o[i].r_px.center.x,
             o[i].r_px.center.y, o[i].r_px.angle_deg);
+    if (support) fprintf(f, "   colour support %.2f of %d\n", support[i], support_n[i]);
   }
   fclose(f);
 }
@@ -432,7 +520,10 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
   if (mp.log) fclose(mp.log);
   res->profile.identify_ms = now_ms() - t1;
   t1 = now_ms();
-  if (!st && an->s.debug_dir) debug_objects(an, obj, n_obj);
+  double support[64];
+  int support_n[64];
+  if (!st) st = drop_phantoms(an, &t, obj, &n_obj, support, support_n, err);
+  if (!st && an->s.debug_dir) debug_objects(an, obj, n_obj, support, support_n);
   if (!st) st = build_result(an, &t, obj, n_obj, res, err);
   res->profile.stacking_ms = now_ms() - t1;
   free(hyps);

@@ -151,3 +151,45 @@ done:
   free(lo);
   return st;
 }
+
+/* ---- colour evidence for one accepted object ---- */
+
+tp_status vis__face_histogram(const tp_image *face, float *hist, tp_error *err) {
+  memset(hist, 0, sizeof(float) * VIS__NBINS);
+  tp_image lab = {0};
+  if (tp_image_alloc(&lab, face->width, face->height, 3))
+    return tp_error_set(err, TP_ERR_NOMEM, "out of memory for a face histogram");
+  tp_status st = cvw_rgb_to_lab(face, &lab, err);
+  if (!st) add_histogram(&lab, hist, 1.0);
+  tp_image_free(&lab);
+  if (!st) smooth_histogram(hist);
+  return st;
+}
+
+/* Inside r grown by margin pixels? */
+static bool near_rect(const vis_rect *r, double margin, vis_pt p) {
+  vis_rect g = *r;
+  g.w += 2 * margin;
+  g.h += 2 * margin;
+  return vis_rect_contains(&g, p);
+}
+
+void vis__background_histogram(const vis__table *t, const vis_rect *objs, int n,
+                               float *hist) {
+  memset(hist, 0, sizeof(float) * VIS__NBINS);
+  double total = 0, margin = 3 * t->px_per_mm;
+  for (int y = 0; y < t->lab.height; y += 3) {
+    const uint8_t *p = tp_image_row(&t->lab, y), *q = tp_image_row(&t->rgb, y);
+    for (int x = 0; x < t->lab.width; x += 3) {
+      if (!(q[3 * x] | q[3 * x + 1] | q[3 * x + 2])) continue; /* not seen */
+      vis_pt pt = {x, y};
+      bool inside = false;
+      for (int k = 0; k < n && !inside; k++) inside = near_rect(&objs[k], margin, pt);
+      if (inside) continue;
+      hist[vis__bin(p + 3 * x)] += 1;
+      total += 1;
+    }
+  }
+  for (int k = 0; k < VIS__NBINS; k++) hist[k] = (float)(hist[k] / fmax(total, 1));
+  smooth_histogram(hist);
+}

@@ -75,6 +75,13 @@ tp_status vis__object_model_build(const vis_deck *deck, float *hist,
 tp_status vis__object_mask(vis__table *t, const float *obj_hist,
                            tp_error *err);
 
+/* One face's colours (VIS__NBINS floats, smoothed, sum 1). */
+tp_status vis__face_histogram(const tp_image *face, float *hist, tp_error *err);
+/* The colours of the table where no object lies (objs: table pixels, 3 mm
+ * kept clear around each), smoothed, sum 1 (0 everywhere if none shows). */
+void vis__background_histogram(const vis__table *t, const vis_rect *objs, int n,
+                               float *hist);
+
 /* ---- face matching (match.c) ---- */
 
 enum { VIS__FACE_TYPE, VIS__FACE_CARPET, VIS__FACE_BACK };

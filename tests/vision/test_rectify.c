@@ -1,0 +1,129 @@
+/* vis__rectify: the top-down table image from a photo and the table
+ * mapping (coarse grid, strips, worker threads). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "vision_internal.h"
+
+/* A photo whose red channel is x and green channel is y (both < 256):
+ * bilinear sampling of it returns the sampled position itself. */
+static void ramp_photo(tp_image *img) {
+  assert_int_equal(tp_image_alloc(img, 250, 200, 3), TP_OK);
+  for (int y = 0; y < img->height; y++)
+    for (int x = 0; x < img->width; x++) {
+      uint8_t *p = tp_image_row(img, y) + 3 * x;
+      p[0] = (uint8_t)x, p[1] = (uint8_t)y, p[2] = 100;
+    }
+}
+
+/* Table mm -> photo px: a mild projective-looking map (bilinear in x, y,
+ * so the grid interpolation is exact), undefined beyond y = 100 mm. */
+static bool test_map(void *user, const double mm[2], double px[2]) {
+  (void)user;
+  if (mm[1] > 100) return false;
+  px[0] = 3 + 0.9 * mm[0] + 0.0005 * mm[0] * mm[1];
+  px[1] = 5 + 0.8 * mm[1];
+  return true;
+}
+
+static void table_alloc(vis__table *t, int w, int h) {
+  memset(t, 0, sizeof *t);
+  t->px_per_mm = 2;
+  t->x0_mm = 0;
+  t->y0_mm = 0;
+  assert_int_equal(tp_image_alloc(&t->rgb, w, h, 3), TP_OK);
+  assert_int_equal(tp_image_alloc(&t->lab, w, h, 3), TP_OK);
+}
+
+static void table_free(vis__table *t) {
+  tp_image_free(&t->rgb);
+  tp_image_free(&t->lab);
+}
+
+static void test_positions_follow_the_map(void **state) {
+  (void)state;
+  tp_image photo;
+  ramp_photo(&photo);
+  vis__table t;
+  table_alloc(&t, 301, 219); /* not a multiple of the grid or the strip */
+  vis_table_map map = {test_map, NULL, {0, 0, 150, 109}};
+  tp_error err;
+  assert_int_equal(vis__rectify(&photo, &map, 1, &t, &err), TP_OK);
+  int checked = 0, black = 0;
+  for (int y = 0; y < t.rgb.height; y++)
+    for (int x = 0; x < t.rgb.width; x++) {
+      const uint8_t *p = tp_image_row(&t.rgb, y) + 3 * x;
+      double mm[2] = {x / 2.0, y / 2.0}, px[2] = {0, 0};
+      if (mm[1] > 100 + 4) { /* beyond the map's end (a grid cell of slack) */
+        assert_true(p[0] == 0 && p[1] == 0 && p[2] == 0);
+        black++;
+        continue;
+      }
+      if (mm[1] > 100 - 4) continue; /* the cell across the map's end */
+      assert_true(test_map(NULL, mm, px));
+      assert_true(fabs(p[0] - px[0]) <= 1.0);
+      assert_true(fabs(p[1] - px[1]) <= 1.0);
+      assert_int_equal(p[2], 100);
+      checked++;
+    }
+  assert_true(checked > 250 * 180);
+  assert_true(black > 0);
+  /* the Lab image was written too: lightness of a lit pixel, 0 where black */
+  assert_true(tp_image_row(&t.lab, 10)[3 * 10] > 0);
+  assert_int_equal(tp_image_row(&t.lab, t.lab.height - 1)[0], 0);
+  table_free(&t);
+  tp_image_free(&photo);
+}
+
+static void test_threads_give_the_same_image(void **state) {
+  (void)state;
+  tp_image photo;
+  ramp_photo(&photo);
+  vis_table_map map = {test_map, NULL, {0, 0, 150, 109}};
+  vis__table a, b;
+  table_alloc(&a, 290, 230);
+  table_alloc(&b, 290, 230);
+  tp_error err;
+  assert_int_equal(vis__rectify(&photo, &map, 1, &a, &err), TP_OK);
+  assert_int_equal(vis__rectify(&photo, &map, 3, &b, &err), TP_OK);
+  for (int y = 0; y < a.rgb.height; y++) {
+    assert_memory_equal(tp_image_row(&a.rgb, y), tp_image_row(&b.rgb, y), (size_t)a.rgb.width * 3);
+    assert_memory_equal(tp_image_row(&a.lab, y), tp_image_row(&b.lab, y), (size_t)a.lab.width * 3);
+  }
+  table_free(&a);
+  table_free(&b);
+  tp_image_free(&photo);
+}
+
+/* The analyzer refuses thread counts it cannot honour. */
+static void test_thread_setting_checked(void **state) {
+  (void)state;
+  vis_deck *deck = NULL;
+  tp_error err;
+  assert_int_equal(vis_deck_create(&deck, &err), TP_OK);
+  vis_settings s;
+  vis_settings_default(&s);
+  assert_int_equal(s.threads, 1);
+  s.threads = 0;
+  vis_analyzer *an = NULL;
+  assert_int_not_equal(vis_analyzer_create(deck, &s, &an, &err), TP_OK);
+  assert_null(an);
+  assert_non_null(strstr(err.text, "threads"));
+  vis_deck_destroy(deck);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_positions_follow_the_map),
+      cmocka_unit_test(test_threads_give_the_same_image),
+      cmocka_unit_test(test_thread_setting_checked),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
