@@ -79,4 +79,8 @@ expect_exit 2 "$TEPPICH" watch --resume "$T/g/answers.txt" --observations "$T/g/
 expect_exit 0 "$TEPPICH" watch --demo --fast
 expect_out "Final scores"
 expect_out "Winner"
+# the rendered demo (minutes: not run here) needs --demo
+expect_exit 2 "$TEPPICH" watch --rendered --fast
+expect_err "--rendered goes with --demo"
+expect_one_line_err
 finish

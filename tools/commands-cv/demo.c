@@ -14,11 +14,15 @@ extern const cli_command cli_command_watch;
 
 static int run_demo(int argc, char **argv) {
   if (cli_wants_help(argc, argv)) {
-    printf("usage: teppich demo [--fast] [--events FILE|-]\n\n"
-           "Plays the built-in demo game: a rendered game of Fliegende "
-           "Teppiche\nreplayed through `teppich watch --demo` with its "
-           "answers, commentary\nand the final score table. No camera "
-           "needed. Options are those of\n`teppich watch --demo`.\n");
+    printf("usage: teppich demo [--rendered] [--fast] [--events FILE|-] "
+           "[--web ADDR:PORT]\n\n"
+           "Plays the built-in demo game of Fliegende Teppiche through "
+           "`teppich\nwatch --demo` with its answers, commentary and the "
+           "final score table.\nNo camera needed. By default the game is "
+           "simulated (exact observations\nof every still scene, no "
+           "pixels); --rendered renders it first and\nwatches its frames "
+           "with the whole chain (stillness, analysis,\ncontroller), as "
+           "from a camera. Options are those of `teppich watch --demo`.\n");
     return 0;
   }
   /* argv[0] is "demo"; hand the rest to watch behind "--demo". */

@@ -6,6 +6,7 @@
 #define _DEFAULT_SOURCE /* getifaddrs */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
@@ -30,7 +31,8 @@ static const char usage[] =
     "                     [--first-layer NAME] [--answers FILE] [--events FILE|-]\n"
     "                     [--transcript FILE] [--fast] [--resume FILE]\n"
     "                     [--web ADDR:PORT]\n"
-    "       teppich watch --demo [--fast] [--events FILE|-] [--web ADDR:PORT]\n"
+    "       teppich watch --demo [--rendered] [--fast] [--events FILE|-]\n"
+    "                     [--web ADDR:PORT]\n"
     "       teppich watch --observations FILE --players SPEC ...\n"
     "       teppich watch --simulate SEED --players SPEC --write DIR\n"
     "\n"
@@ -66,7 +68,11 @@ static const char usage[] =
     "                      line, \"moving\": true while hands are in view)\n"
     "  --simulate SEED     write a simulated game: obs.jsonl, answers.txt and\n"
     "                      truth.transcript into --write DIR\n"
-    "  --demo              replay the built-in game with its answers\n"
+    "  --demo              replay the built-in game with its answers (a\n"
+    "                      simulated one: exact observations, no pixels)\n"
+    "  --rendered          with --demo: render the built-in game first (render\n"
+    "                      --game, about a minute) and watch its frames with\n"
+    "                      the whole chain (stillness, analysis, controller)\n"
     "  --measure N         play N simulated games per player count through\n"
     "                      the controller and compare with the truth\n"
     "  --stats             print timing and latency numbers at the end\n"
@@ -79,7 +85,7 @@ static const char usage[] =
 typedef struct {
   const char *source, *players, *deck, *calib, *first_layer, *answers,
       *events, *transcript, *resume, *observations, *rules, *write_dir, *web;
-  bool fast, demo, quiet, stats, simulate;
+  bool fast, demo, rendered, quiet, stats, simulate;
   long seed, measure;
   double table[4];
   cap_options cap;
@@ -822,6 +828,8 @@ static int parse_options(int argc, char **argv, options *o) {
       o->fast = true;
     } else if (!strcmp(a, "--demo")) {
       o->demo = true;
+    } else if (!strcmp(a, "--rendered")) {
+      o->rendered = true;
     } else if (!strcmp(a, "--quiet")) {
       o->quiet = true;
     } else if (!strcmp(a, "--stats")) {
@@ -859,33 +867,95 @@ static void print_stats(const app *a) {
           a->analysis_max_ms);
 }
 
-static int demo_options(options *o, char *dir, size_t cap) {
-  /* the built-in game: a simulated 3-player game, replayed from its
-   * observations (the rendered version comes with `teppich render --game`) */
+/* The built-in demo game: where its files are (a temporary folder). */
+typedef struct {
+  char dir[2048], game[2100];
+  char obs[4096], answers[4096], source[4096], truth[4096], transcript[4096];
+} demo_files;
+
+enum { DEMO_SEED = 2026, DEMO_RENDER_SEED = 7 };
+
+extern const cli_command cli_command_render;
+
+/* Films the built-in game with the renderer (as `teppich render --game`). */
+static int render_demo(demo_files *d) {
+  char seed[16];
+  snprintf(seed, sizeof seed, "%d", DEMO_RENDER_SEED);
+  char *argv[] = {"render", "--game", seed, "--players", "3", "--size",
+                  "960x540", d->game, NULL};
+  fprintf(stderr, "Rendering the demo game (about a minute)...\n");
+  int rc = cli_command_render.run(8, argv);
+  return rc ? cli_fail(1, "watch: the demo game could not be rendered") : -1;
+}
+
+static int demo_options(options *o, demo_files *d) {
   const char *tmp = getenv("TMPDIR");
-  snprintf(dir, cap, "%s/teppich-demo-XXXXXX", tmp ? tmp : "/tmp");
-  if (!mkdtemp(dir)) return cli_fail(1, "watch: cannot make a folder for the "
-                                     "demo in %s", tmp ? tmp : "/tmp");
-  static char obs[4200], answers[4200];
-  snprintf(obs, sizeof obs, "%s/obs.jsonl", dir);
-  snprintf(answers, sizeof answers, "%s/answers.txt", dir);
+  snprintf(d->dir, sizeof d->dir, "%s/teppich-demo-XXXXXX", tmp ? tmp : "/tmp");
+  if (!mkdtemp(d->dir)) return cli_fail(1, "watch: cannot make a folder for "
+                                        "the demo in %s", tmp ? tmp : "/tmp");
   o->players = "anna=red,ben=blue,cleo=green";
-  o->observations = obs;
-  o->answers = answers;
-  o->write_dir = dir;
-  o->seed = 2026;
+  if (o->rendered) {
+    /* a rendered game: frames through stillness, analysis and controller */
+    snprintf(d->game, sizeof d->game, "%s/game", d->dir);
+    snprintf(d->source, sizeof d->source, "dir:%s@10", d->game);
+    snprintf(d->answers, sizeof d->answers, "%s/answers.txt", d->game);
+    snprintf(d->truth, sizeof d->truth, "%s/transcript.txt", d->game);
+    snprintf(d->transcript, sizeof d->transcript, "%s/watch.txt", d->dir);
+    o->source = d->source;
+    o->answers = d->answers;
+    if (!o->transcript) o->transcript = d->transcript;
+    return render_demo(d);
+  }
+  /* a simulated game, replayed from its observations */
+  snprintf(d->obs, sizeof d->obs, "%s/obs.jsonl", d->dir);
+  snprintf(d->answers, sizeof d->answers, "%s/answers.txt", d->dir);
+  snprintf(d->truth, sizeof d->truth, "%s/truth.transcript", d->dir);
+  o->observations = d->obs;
+  o->answers = d->answers;
+  o->write_dir = d->dir;
+  o->seed = DEMO_SEED;
+  o->simulate = true;
   o->table[0] = -50, o->table[1] = -50, o->table[2] = 610, o->table[3] = 450;
   return -1;
 }
 
-static void remove_demo(const char *dir) {
-  const char *names[] = {"obs.jsonl", "answers.txt", "truth.transcript"};
-  char path[4200];
-  for (int k = 0; k < 3; k++) {
-    snprintf(path, sizeof path, "%s/%s", dir, names[k]);
-    unlink(path);
+/* Removes the demo folder: plain files and one level of folders. */
+static void remove_tree(const char *dir, int depth) {
+  DIR *dp = opendir(dir);
+  struct dirent *e;
+  char path[4400];
+  while (dp && (e = readdir(dp))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (unlink(path) != 0 && depth > 0) remove_tree(path, depth - 1);
   }
+  if (dp) closedir(dp);
   rmdir(dir);
+}
+
+/* After a rendered demo: does watch's final table match the game's? */
+static void compare_demo(const options *o, const demo_files *d,
+                         const ft_rules *rules) {
+  char *truth = NULL, *seen = NULL;
+  size_t len;
+  tp_error err;
+  int a[FT_MAX_PLAYERS] = {0}, b[FT_MAX_PLAYERS] = {0};
+  bool same = tp_read_file(d->truth, 1u << 20, &truth, &len, &err) == TP_OK &&
+              tp_read_file(o->transcript, 1u << 20, &seen, &len, &err) ==
+                  TP_OK &&
+              final_totals(rules, truth, a) && final_totals(rules, seen, b) &&
+              !memcmp(a, b, sizeof a);
+  printf("\n%s\n", same ? "The same final table as the game's truth."
+                         : "The game's true final table differs (the vision "
+                           "is still learning); the truth:");
+  fflush(stdout);
+  if (!same) {
+    extern const cli_command cli_command_score;
+    char *argv[] = {"score", (char *)d->truth, NULL};
+    cli_command_score.run(2, argv);
+  }
+  free(truth);
+  free(seen);
 }
 
 static int start_or_resume(app *a, int64_t *skip_to) {
@@ -975,6 +1045,8 @@ static int play(options *o, const ft_rules *rules, const ft_players *players,
   return rc;
 }
 
+static int run_game(options *o, const demo_files *demo);
+
 static int run(int argc, char **argv) {
   if (cli_wants_help(argc, argv)) {
     fputs(usage, stdout);
@@ -991,35 +1063,51 @@ static int run(int argc, char **argv) {
       return cli_fail(2, "watch: %s", err.text);
     return measure(o.measure, &rules);
   }
-  char demo_dir[4096] = "";
-  if (o.demo && (rc = demo_options(&o, demo_dir, sizeof demo_dir)) >= 0)
+  if (o.rendered && !o.demo)
+    return cli_fail(2, "watch: --rendered goes with --demo");
+  demo_files *demo = o.demo ? calloc(1, sizeof *demo) : NULL;
+  if (o.demo && !demo) return cli_fail(1, "watch: out of memory");
+  if (demo && (rc = demo_options(&o, demo)) >= 0) {
+    remove_tree(demo->dir, 1);
+    free(demo);
     return rc;
+  }
   if (!o.players) return cli_fail(2, "watch: --players SPEC is needed "
                                   "(anna=red,ben=blue,cleo=green)");
   if (!o.source && !o.observations && !o.simulate)
     return cli_fail(2, "watch: --source SRC is needed (see teppich watch "
                     "--help)");
+  rc = run_game(&o, demo);
+  if (demo) remove_tree(demo->dir, 1);
+  free(demo);
+  return rc;
+}
+
+static int run_game(options *o, const demo_files *demo) {
+  int rc;
   tp_error err;
   ft_rules rules;
   ft_players players;
-  if (ft_rules_load(o.rules, &rules, &err) != TP_OK ||
-      ft_players_parse(o.players, &players, &err) != TP_OK ||
+  if (ft_rules_load(o->rules, &rules, &err) != TP_OK ||
+      ft_players_parse(o->players, &players, &err) != TP_OK ||
       ft_players_check_game(&players, &rules, &err) != TP_OK)
     return cli_fail(2, "watch: %s", err.text);
-  int first = o.first_layer ? ft_players_by_name(&players, o.first_layer) : 0;
+  int first = o->first_layer ? ft_players_by_name(&players, o->first_layer) : 0;
   if (first < 0)
     return cli_fail(2, "watch: --first-layer '%s' is not one of the players",
-                    o.first_layer);
-  if (o.demo) {
-    o.simulate = true;
-    rc = simulate(&o, &rules, &players, first);
-    if (rc == 0) rc = play(&o, &rules, &players, first);
-    remove_demo(demo_dir);
+                    o->first_layer);
+  if (demo && !o->rendered) {
+    rc = simulate(o, &rules, &players, first);
+    return rc ? rc : play(o, &rules, &players, first);
+  }
+  if (demo) {
+    rc = play(o, &rules, &players, first);
+    if (rc == 0) compare_demo(o, demo, &rules);
     return rc;
   }
-  if (o.simulate) return simulate(&o, &rules, &players, first);
-  if (o.resume && !o.transcript) o.transcript = o.resume;
-  return play(&o, &rules, &players, first);
+  if (o->simulate) return simulate(o, &rules, &players, first);
+  if (o->resume && !o->transcript) o->transcript = o->resume;
+  return play(o, &rules, &players, first);
 }
 
 const cli_command cli_command_watch = {
