@@ -179,12 +179,14 @@ static double colour_support(const vis_analyzer *an, const vis__table *t, const 
     x0 = fmin(x0, c[k].x), x1 = fmax(x1, c[k].x), y0 = fmin(y0, c[k].y), y1 = fmax(y1, c[k].y);
   int good = 0;
   *n = 0;
+  vis__frame fin = vis__frame_of(&in), above[64];
+  int n_above = i < 64 ? i : 64;
+  for (int j = 0; j < n_above; j++) above[j] = vis__frame_of(&obj[j].r_px);
   for (int y = (int)fmax(0, y0); y <= (int)fmin(t->lab.height - 1, y1); y += 2)
     for (int x = (int)fmax(0, x0); x <= (int)fmin(t->lab.width - 1, x1); x += 2) {
-      vis_pt p = {x, y};
-      if (!vis_rect_contains(&in, p)) continue;
+      if (!vis__frame_contains(&fin, x, y, 0)) continue;
       bool hidden = false;
-      for (int j = 0; j < i && !hidden; j++) hidden = vis_rect_contains(&obj[j].r_px, p);
+      for (int j = 0; j < n_above && !hidden; j++) hidden = vis__frame_contains(&above[j], x, y, 0);
       if (hidden) continue;
       int b = vis__bin(tp_image_row(&t->lab, y) + 3 * x);
       (*n)++;
@@ -235,15 +237,17 @@ static evidence overlap_evidence(const vis_analyzer *an, const vis__table *t,
   vis_rect ai = obj[a].r_px, bi = obj[b].r_px;
   ai.w -= 2 * margin, ai.h -= 2 * margin, bi.w -= 2 * margin, bi.h -= 2 * margin;
   const double step = fmax(1, t->px_per_mm); /* about 1 mm */
+  vis__frame fa = vis__frame_of(&ai), fb = vis__frame_of(&bi), fr[64];
+  int n_fr = n_obj < 64 ? n_obj : 64;
+  for (int k = 0; k < n_fr; k++) fr[k] = vis__frame_of(&obj[k].r_px);
   for (double y = floor(y0); y <= y1; y += step)
     for (double x = floor(x0); x <= x1; x += step) {
-      vis_pt p = {x, y};
-      if (!vis_rect_contains(&ai, p) || !vis_rect_contains(&bi, p)) continue;
+      if (!vis__frame_contains(&fa, x, y, 0) || !vis__frame_contains(&fb, x, y, 0)) continue;
       double ra = residual_at(an, t, &obj[a], x, y), rb = residual_at(an, t, &obj[b], x, y);
       if (ra >= 1e9 || rb >= 1e9) continue;
       double rest = 1e9; /* the best of every other object lying here */
-      for (int k = 0; k < n_obj; k++)
-        if (k != a && k != b && vis_rect_contains(&obj[k].r_px, p))
+      for (int k = 0; k < n_fr; k++)
+        if (k != a && k != b && vis__frame_contains(&fr[k], x, y, 0))
           rest = fmin(rest, residual_at(an, t, &obj[k], x, y));
       e.n++;
       double best = fmin(ra, fmin(rb, rest));

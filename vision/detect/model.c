@@ -166,25 +166,19 @@ tp_status vis__face_histogram(const tp_image *face, float *hist, tp_error *err) 
   return st;
 }
 
-/* Inside r grown by margin pixels? */
-static bool near_rect(const vis_rect *r, double margin, vis_pt p) {
-  vis_rect g = *r;
-  g.w += 2 * margin;
-  g.h += 2 * margin;
-  return vis_rect_contains(&g, p);
-}
-
 void vis__background_histogram(const vis__table *t, const vis_rect *objs, int n,
                                float *hist) {
   memset(hist, 0, sizeof(float) * VIS__NBINS);
   double total = 0, margin = 3 * t->px_per_mm;
+  vis__frame fr[64];
+  if (n > 64) n = 64;
+  for (int k = 0; k < n; k++) fr[k] = vis__frame_of(&objs[k]);
   for (int y = 0; y < t->lab.height; y += 3) {
     const uint8_t *p = tp_image_row(&t->lab, y), *q = tp_image_row(&t->rgb, y);
     for (int x = 0; x < t->lab.width; x += 3) {
       if (!(q[3 * x] | q[3 * x + 1] | q[3 * x + 2])) continue; /* not seen */
-      vis_pt pt = {x, y};
       bool inside = false;
-      for (int k = 0; k < n && !inside; k++) inside = near_rect(&objs[k], margin, pt);
+      for (int k = 0; k < n && !inside; k++) inside = vis__frame_contains(&fr[k], x, y, margin);
       if (inside) continue;
       hist[vis__bin(p + 3 * x)] += 1;
       total += 1;

@@ -2,6 +2,7 @@
 #ifndef TEPPICH_VISION_INTERNAL_H
 #define TEPPICH_VISION_INTERNAL_H
 
+#include <math.h>
 #include <stdio.h>
 
 #include "vision.h"
@@ -74,6 +75,22 @@ tp_status vis__object_model_build(const vis_deck *deck, float *hist,
 /* Fills t->object from t->lab, t->rgb and the deck histogram. */
 tp_status vis__object_mask(vis__table *t, const float *obj_hist,
                            tp_error *err);
+
+/* A rectangle prepared for many point tests (no trigonometry per point). */
+typedef struct {
+  double cx, cy, c, s, hw, hh;
+} vis__frame;
+static inline vis__frame vis__frame_of(const vis_rect *r) {
+  double t = r->angle_deg * 3.14159265358979323846 / 180.0;
+  vis__frame f = {r->center.x, r->center.y, cos(t), sin(t), r->w / 2, r->h / 2};
+  return f;
+}
+/* Inside the rectangle grown by `grow` on every side (as vis_rect_contains). */
+static inline bool vis__frame_contains(const vis__frame *f, double x, double y, double grow) {
+  double dx = x - f->cx, dy = y - f->cy;
+  double u = dx * f->c + dy * f->s, v = -dx * f->s + dy * f->c;
+  return fabs(u) <= f->hh + grow + 1e-9 && fabs(v) <= f->hw + grow + 1e-9;
+}
 
 /* One face's colours (VIS__NBINS floats, smoothed, sum 1). */
 tp_status vis__face_histogram(const tp_image *face, float *hist, tp_error *err);
