@@ -99,7 +99,7 @@ static bool is_duplicate(const rect_list *l, const vis_rect *r) {
 /* Hypotheses from one perpendicular pair of outline segments. */
 static void corner_hypotheses(const vis__table *t, const seg *si,
                               const seg *sj, double w, double h,
-                              rect_list *out) {
+                              double min_object, rect_list *out) {
   double tix = cos(si->angle), tiy = sin(si->angle);
   double tjx = cos(sj->angle), tjy = sin(sj->angle);
   double den = tix * tjy - tiy * tjx;
@@ -130,7 +130,7 @@ static void corner_hypotheses(const vis__table *t, const seg *si,
         !seg_fits(sj, px, py, d2x, d2y, l2, tol))
       continue;
     vis_rect r = rect_from_corner(px, py, d1x, d1y, l1, d2x, d2y, l2);
-    if (!is_duplicate(out, &r) && vis__object_fraction(t, &r) > 0.15)
+    if (!is_duplicate(out, &r) && vis__object_fraction(t, &r) > min_object)
       push_rect(out, &r);
   }
 }
@@ -163,12 +163,25 @@ static double end_gap(const seg *a, const seg *b) {
 
 /* Corners where two straight image edges (LSD) meet at a right angle:
  * they find cards whose colours blend into the table (a tan bazaar on
- * wood), where the object mask has no clean outline. */
+ * wood), where the object mask has no clean outline, and often hardly any
+ * object inside: a few percent of mask is enough. */
+#define EDGE_MIN_OBJECT 0.02
 static void edge_hypotheses(const vis__table *t, const double (*sizes)[2], int n_sizes,
-                            double min_w, rect_list *out) {
+                            double min_w, const int roi[4], rect_list *out) {
   float *raw = NULL;
   int n = 0;
-  if (cvw_line_segments(&t->rgb, fmax(8, 0.12 * min_w), &raw, &n, NULL)) return;
+  /* only where the objects are, with a card's length around them (LSD
+   * costs by the pixel; a card that blends into the table lies near the
+   * others) */
+  tp_image view = t->rgb;
+  view.data = tp_image_row(&t->rgb, roi[1]) + 3 * roi[0];
+  view.width = roi[2] - roi[0];
+  view.height = roi[3] - roi[1];
+  if (view.width < 16 || view.height < 16 ||
+      cvw_line_segments(&view, fmax(8, 0.12 * min_w), &raw, &n, NULL))
+    return;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < 4; k += 2) raw[4 * i + k] += (float)roi[0], raw[4 * i + k + 1] += (float)roi[1];
   seg *s = malloc(sizeof *s * (size_t)(n + 1));
   if (!s) {
     free(raw);
@@ -186,9 +199,40 @@ static void edge_hypotheses(const vis__table *t, const double (*sizes)[2], int n
       if (end_gap(&s[i], &s[j]) > 2 * gap) continue;
       if (fabs(cos(s[i].angle - s[j].angle)) > 0.12) continue;
       for (int k = 0; k < n_sizes; k++)
-        corner_hypotheses(t, &s[i], &s[j], sizes[k][0], sizes[k][1], out);
+        corner_hypotheses(t, &s[i], &s[j], sizes[k][0], sizes[k][1],
+                          EDGE_MIN_OBJECT, out);
     }
   free(s);
+}
+
+/* The box (x0, y0, x1, y1 table px) around the outlines of at least a
+ * tenth of a card's area, grown by the longest side; the whole table when
+ * there are none. */
+static void objects_box(const vis__table *t, const double *pts, const int *counts,
+                        int n_poly, const double (*sizes)[2], int n_sizes, int roi[4]) {
+  double min_area = sizes[0][0] * sizes[0][1], grow = 0;
+  for (int k = 0; k < n_sizes; k++) {
+    min_area = fmin(min_area, sizes[k][0] * sizes[k][1]);
+    grow = fmax(grow, sizes[k][1]);
+  }
+  double x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9;
+  for (int p = 0, off = 0; p < n_poly; off += counts[p++]) {
+    double area = 0;
+    for (int i = 0; i < counts[p]; i++) {
+      const double *a = pts + 2 * (off + i), *b = pts + 2 * (off + (i + 1) % counts[p]);
+      area += a[0] * b[1] - b[0] * a[1];
+    }
+    if (fabs(area) / 2 < 0.1 * min_area) continue;
+    for (int i = 0; i < counts[p]; i++) {
+      const double *a = pts + 2 * (off + i);
+      x0 = fmin(x0, a[0]), y0 = fmin(y0, a[1]), x1 = fmax(x1, a[0]), y1 = fmax(y1, a[1]);
+    }
+  }
+  if (x1 < x0) x0 = y0 = 0, x1 = t->rgb.width, y1 = t->rgb.height;
+  roi[0] = (int)fmax(0, floor(x0 - grow));
+  roi[1] = (int)fmax(0, floor(y0 - grow));
+  roi[2] = (int)fmin(t->rgb.width, ceil(x1 + grow));
+  roi[3] = (int)fmin(t->rgb.height, ceil(y1 + grow));
 }
 
 tp_status vis__hypotheses(const vis__table *t, const double (*sizes)[2],
@@ -210,12 +254,14 @@ tp_status vis__hypotheses(const vis__table *t, const double (*sizes)[2],
     for (int i = 0; s && i < ns; i++)
       for (int j = i + 1; j < ns; j++)
         for (int k = 0; k < n_sizes; k++)
-          corner_hypotheses(t, &s[i], &s[j], sizes[k][0], sizes[k][1], &hyps);
+          corner_hypotheses(t, &s[i], &s[j], sizes[k][0], sizes[k][1], 0.15, &hyps);
     free(s);
   }
+  int roi[4];
+  objects_box(t, pts, counts, n_poly, sizes, n_sizes, roi);
   free(pts);
   free(counts);
-  edge_hypotheses(t, sizes, n_sizes, min_w, &hyps);
+  edge_hypotheses(t, sizes, n_sizes, min_w, roi, &hyps);
   *out = hyps.v;
   *n_out = hyps.n;
   return TP_OK;

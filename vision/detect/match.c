@@ -90,7 +90,8 @@ static void face_axes(const vis_rect *r, double s, bool flipped, double *ax,
   *ay = -sg * s * cos(a);
 }
 
-enum { HYP_CANDS = 4 };
+enum { HYP_CANDS = 4, COARSE_STRIDE = 4 };
+#define MIN_SIDE_EDGE 0.3 /* edge fraction of the weakest visible side */
 
 /* One hypothesis, sampled. */
 typedef struct {
@@ -146,22 +147,26 @@ static void free_hyp(hyp *h) {
 
 static const float channel_weight[3] = {0.5f, 1.0f, 1.0f};
 
-/* Fits gain/offset per channel over the samples flagged in use[], then
- * counts samples explained. */
+/* Fits gain/offset per channel over the samples flagged in fit[], then
+ * flags (explained[]) and counts the samples of mask[] the fitted face
+ * explains. Only every stride-th sample is looked at. */
 static int fit_and_count(const hyp *h, const float *tpl, bool flipped,
-                         const uint8_t *use, int n_use, double tau,
-                         double gain[3], double offset[3], uint8_t *explained) {
-  int N = h->tw * h->th;
+                         const uint8_t *fit, const uint8_t *mask, int stride,
+                         double tau, double gain[3], double offset[3],
+                         uint8_t *explained) {
+  int N = h->tw * h->th, n_fit = 0;
+  double so[3] = {0}, sf[3] = {0}, sff[3] = {0}, sof[3] = {0};
+  for (int k = 0; k < h->n; k += stride) {
+    if (!fit[k]) continue;
+    n_fit++;
+    const float *f = tpl + 3 * (flipped ? N - 1 - h->idx[k] : h->idx[k]);
+    const float *o = h->lab + 3 * k;
+    for (int c = 0; c < 3; c++)
+      so[c] += o[c], sf[c] += f[c], sff[c] += f[c] * f[c], sof[c] += o[c] * f[c];
+  }
   for (int c = 0; c < 3; c++) {
-    double so = 0, sf = 0, sff = 0, sof = 0;
-    for (int k = 0; k < h->n; k++) {
-      if (!use[k]) continue;
-      int ti = flipped ? N - 1 - h->idx[k] : h->idx[k];
-      double f = tpl[3 * ti + c], o = h->lab[3 * k + c];
-      so += o, sf += f, sff += f * f, sof += o * f;
-    }
-    double n = fmax(n_use, 1), mf = sf / n, mo = so / n;
-    double var = sff / n - mf * mf, cov = sof / n - mf * mo;
+    double n = fmax(n_fit, 1), mf = sf[c] / n, mo = so[c] / n;
+    double var = sff[c] / n - mf * mf, cov = sof[c] / n - mf * mo;
     double g = var > 4 ? cov / var : 1;
     /* light changes brightness a lot, colour (a, b around 128) little */
     double lo = c == 0 ? 0.5 : 0.8, hi = c == 0 ? 1.8 : 1.25;
@@ -172,14 +177,17 @@ static int fit_and_count(const hyp *h, const float *tpl, bool flipped,
     gain[c] = g;
     offset[c] = off;
   }
+  const float g0 = (float)gain[0] * channel_weight[0], o0 = (float)offset[0] * channel_weight[0];
+  const float g1 = (float)gain[1], o1 = (float)offset[1];
+  const float g2 = (float)gain[2], o2 = (float)offset[2], ftau = (float)tau;
   int count = 0;
-  for (int k = 0; k < h->n; k++) {
-    int ti = flipped ? N - 1 - h->idx[k] : h->idx[k];
-    double r = 0;
-    for (int c = 0; c < 3; c++)
-      r += channel_weight[c] *
-           fabs(h->lab[3 * k + c] - (gain[c] * tpl[3 * ti + c] + offset[c]));
-    explained[k] = r < tau;
+  for (int k = 0; k < h->n; k += stride) {
+    if (!mask[k]) continue;
+    const float *f = tpl + 3 * (flipped ? N - 1 - h->idx[k] : h->idx[k]);
+    const float *o = h->lab + 3 * k;
+    float r = fabsf(channel_weight[0] * o[0] - (g0 * f[0] + o0)) +
+              fabsf(o[1] - (g1 * f[1] + o1)) + fabsf(o[2] - (g2 * f[2] + o2));
+    explained[k] = r < ftau;
     count += explained[k];
   }
   return count;
@@ -193,53 +201,65 @@ typedef struct {
   const int16_t *claim; /* per table pixel: accepted object or -1 */
   const bool *used;     /* per template: its carpet is taken */
   uint8_t *use, *expl;  /* scratch, one per sample */
+  int16_t self;         /* claims at or above self count as free (logging) */
 } match_ctx;
 
-/* Scores one face in one orientation on the samples not claimed yet.
- * coarse: every 4th sample and a single fit (for ranking faces). */
-static void score_face(const match_ctx *m, const hyp *h, int f, bool flipped,
-                       bool coarse, vis__object *o) {
+/* A sample is free when nothing accepted before hides it. */
+static inline bool is_free(const match_ctx *m, int pix) {
+  return pix >= 0 && (m->claim[pix] < 0 || m->claim[pix] >= m->self);
+}
+
+/* Flags in m->use the samples not claimed yet (every stride-th one);
+ * returns how many. */
+static int free_samples(const match_ctx *m, const hyp *h, int stride) {
   int valid = 0;
-  for (int k = 0; k < h->n; k++) {
-    m->use[k] = h->pix[k] >= 0 && m->claim[h->pix[k]] < 0 && (!coarse || k % 4 == 0);
+  memset(m->use, 0, (size_t)h->n);
+  for (int k = 0; k < h->n; k += stride) {
+    m->use[k] = is_free(m, h->pix[k]);
     valid += m->use[k];
   }
+  return valid;
+}
+
+/* Scores one face in one orientation on the samples free_samples()
+ * flagged (valid of them). coarse: a single fit on every 4th sample (for
+ * ranking faces; free_samples was called with that stride). */
+static void score_face(const match_ctx *m, const hyp *h, int valid, int f,
+                       bool flipped, bool coarse, vis__object *o) {
   memset(o, 0, sizeof *o);
   o->r_px = h->r;
   o->face = f;
   o->flipped = flipped;
   o->valid = valid;
-  o->total = coarse ? (h->n + 3) / 4 : h->n;
+  int stride = coarse ? COARSE_STRIDE : 1;
+  o->total = (h->n + stride - 1) / stride;
   o->second_face = -1;
   if (valid < 8) return;
   const float *tpl = m->tpl[f].lab;
-  int n1 = fit_and_count(h, tpl, flipped, m->use, valid, m->mp->tau, o->gain,
-                         o->offset, m->expl);
+  int n1 = fit_and_count(h, tpl, flipped, m->use, m->use, stride, m->mp->tau,
+                         o->gain, o->offset, m->expl);
   /* refit on the explained samples only: what lies on top is an outlier */
   if (!coarse && n1 >= 8) {
-    for (int k = 0; k < h->n; k++) m->expl[k] = m->expl[k] && m->use[k];
-    int n_ok = 0;
-    for (int k = 0; k < h->n; k++) n_ok += m->expl[k];
-    memcpy(m->use + h->n, m->expl, (size_t)h->n); /* keep: use is 2n long */
-    fit_and_count(h, tpl, flipped, m->use + h->n, n_ok, m->mp->tau, o->gain,
-                  o->offset, m->expl);
+    uint8_t *ok = m->use + h->n; /* use is 2n long */
+    for (int k = 0; k < h->n; k++) ok[k] = m->expl[k] && m->use[k];
+    n1 = fit_and_count(h, tpl, flipped, ok, m->use, 1, m->mp->tau, o->gain,
+                       o->offset, m->expl);
   }
-  int count = 0;
-  for (int k = 0; k < h->n; k++) count += m->expl[k] && m->use[k];
-  o->explained = count;
-  o->score = (double)count / valid;
+  o->explained = n1;
+  o->score = (double)n1 / valid;
 }
 
 /* Ranks every face of the hypothesis's size coarsely and keeps the best
  * few (face, turn) pairs as its candidates. */
 static void rank_faces(const match_ctx *m, hyp *h) {
   h->n_cand = 0;
+  int valid = free_samples(m, h, COARSE_STRIDE);
   for (int f = 0; f < m->n_tpl; f++) {
     const vis__template *tp = &m->tpl[f];
     if (tp->w != h->tw || tp->h != h->th) continue;
     for (int fl = 0; fl < 2; fl++) {
       vis__object o;
-      score_face(m, h, f, fl, true, &o);
+      score_face(m, h, valid, f, fl, true, &o);
       int pos = h->n_cand < HYP_CANDS ? h->n_cand++ : HYP_CANDS;
       while (pos > 0 && h->cand_expl[pos - 1] < o.explained) {
         if (pos < HYP_CANDS) {
@@ -267,7 +287,7 @@ static void discriminate(const match_ctx *m, const hyp *h, const vis__object *a,
   const float *fa = m->tpl[a->face].lab, *fb = m->tpl[b->face].lab;
   *na = *nb = *n_disc = 0;
   for (int k = 0; k < h->n; k++) {
-    if (h->pix[k] < 0 || m->claim[h->pix[k]] >= 0) continue;
+    if (!is_free(m, h->pix[k])) continue;
     int ia = a->flipped ? N - 1 - h->idx[k] : h->idx[k];
     int ib = b->flipped ? N - 1 - h->idx[k] : h->idx[k];
     double d = 0, ra = 0, rb = 0;
@@ -278,7 +298,7 @@ static void discriminate(const match_ctx *m, const hyp *h, const vis__object *a,
       ra += channel_weight[c] * fabs(h->lab[3 * k + c] - pa);
       rb += channel_weight[c] * fabs(h->lab[3 * k + c] - pb);
     }
-    if (d < m->mp->tau) continue; /* both faces look alike here */
+    if (d < 0.4 * m->mp->tau) continue; /* both faces look alike here */
     (*n_disc)++;
     *na += ra < rb;
     *nb += rb < ra;
@@ -291,11 +311,12 @@ static void score_hyp(const match_ctx *m, hyp *h) {
   best.face = -1;
   runner.face = -1;
   int second = 0, second_face = -1;
+  int valid = free_samples(m, h, 1);
   for (int c = 0; c < h->n_cand; c++) {
     int f = h->cand_face[c];
     if (m->used[f]) continue;
     vis__object o;
-    score_face(m, h, f, h->cand_flip[c], false, &o);
+    score_face(m, h, valid, f, h->cand_flip[c], false, &o);
     if (best.face < 0 || o.explained > best.explained) {
       if (best.face >= 0 && m->tpl[best.face].index != m->tpl[f].index) {
         second = best.explained;
@@ -336,19 +357,23 @@ static void score_hyp(const match_ctx *m, hyp *h) {
 /* A real card's outline shows: where its sides are not hidden, the colour
  * changes across them. A face fitted onto bare table (a tan bazaar on
  * wood) has no such outline. Fraction of the visible side samples with an
- * edge; *seen how many were visible. */
+ * edge; *seen how many were visible; *weakest the lowest fraction of a
+ * side of which at least 8 samples are visible (1 if none): a phantom
+ * fitted to a plank's line and a plank's end lacks the other two sides. */
 static double edge_support(const vis__table *t, const int16_t *claim, const vis_rect *r,
-                           int *seen) {
+                           int *seen, double *weakest) {
   vis_pt c[4];
   vis_rect_corners(r, c);
   int W = t->lab.width, H = t->lab.height, edge = 0;
   *seen = 0;
+  *weakest = 1;
   const double off = 1.5 * t->px_per_mm; /* 1.5 mm either side */
   for (int k = 0; k < 4; k++) {
     vis_pt a = c[k], b = c[(k + 1) % 4];
     double len = hypot(b.x - a.x, b.y - a.y), tx = (b.x - a.x) / len, ty = (b.y - a.y) / len;
     double nx = -ty, ny = tx; /* toward the centre? */
     if ((r->center.x - a.x) * nx + (r->center.y - a.y) * ny < 0) nx = -nx, ny = -ny;
+    int side_seen = 0, side_edge = 0;
     for (double d = 4 * t->px_per_mm; d < len - 4 * t->px_per_mm; d += 2) {
       double px = a.x + d * tx, py = a.y + d * ty;
       int xi = (int)lround(px + off * nx), yi = (int)lround(py + off * ny);
@@ -359,20 +384,30 @@ static double edge_support(const vis__table *t, const int16_t *claim, const vis_
       const uint8_t *pi = tp_image_row(&t->smooth, yi) + 3 * xi;
       const uint8_t *po = tp_image_row(&t->smooth, yo) + 3 * xo;
       double contrast = 0.5 * abs(pi[0] - po[0]) + abs(pi[1] - po[1]) + abs(pi[2] - po[2]);
-      (*seen)++;
-      edge += contrast > 12;
+      side_seen++;
+      side_edge += contrast > 12;
     }
+    *seen += side_seen;
+    edge += side_edge;
+    if (side_seen >= 8) *weakest = fmin(*weakest, (double)side_edge / side_seen);
   }
   return *seen ? (double)edge / *seen : 0;
 }
 
-static bool acceptable(const match_ctx *m, const hyp *h) {
-  if (!(h->alive && h->best.face >= 0 && h->best.explained >= m->mp->min_explained &&
-        h->best.score >= m->mp->min_ratio))
-    return false;
+/* The cheap tests first: enough of it explained. */
+static bool well_explained(const match_ctx *m, const hyp *h) {
+  return h->alive && h->best.face >= 0 && h->best.explained >= m->mp->min_explained &&
+         h->best.score >= m->mp->min_ratio;
+}
+
+static bool outline_shows(const match_ctx *m, const hyp *h) {
   int seen;
-  double e = edge_support(m->t, m->claim, &h->r, &seen);
-  return seen >= 10 && e >= 0.5;
+  double weakest;
+  double e = edge_support(m->t, m->claim, &h->r, &seen, &weakest);
+  if (!(seen >= 10 && e >= 0.5)) return false;
+  /* hardly any object inside (fit.c's LSD corners): every side must show,
+   * or the lines of a patterned cloth or wood make phantom cards */
+  return weakest >= MIN_SIDE_EDGE || vis__object_fraction(m->t, &h->r) >= 0.15;
 }
 
 /* Destination cards lie side by side, never on each other. */
@@ -408,14 +443,14 @@ static void claim_rect(const vis__table *t, const vis_rect *r, int16_t id,
  * the samples that nothing accepted earlier (above) hides. */
 static double pose_cost(const vis__table *t, const vis__template *tp,
                         const int16_t *claim, int16_t self, const vis__object *o,
-                        const vis_rect *r) {
+                        const vis_rect *r, int stride) {
   double ax, ay, lx, ly, s = t->px_per_mm;
   face_axes(r, s, o->flipped, &ax, &ay, &lx, &ly);
   double sum = 0;
   int n = 0;
   const double cap = 40;
-  for (int j = 0; j < tp->h; j++)
-    for (int i = 0; i < tp->w; i++) {
+  for (int j = stride / 2; j < tp->h; j += stride)
+    for (int i = stride / 2; i < tp->w; i += stride) {
       double dx = (i + 0.5) * tp->w_mm / tp->w - tp->w_mm / 2;
       double dy = (j + 0.5) * tp->h_mm / tp->h - tp->h_mm / 2;
       double x = r->center.x + dx * ax + dy * lx, y = r->center.y + dx * ay + dy * ly;
@@ -440,9 +475,11 @@ static double pose_cost(const vis__table *t, const vis__template *tp,
 static void refine(const vis__table *t, const vis__template *tp,
                    const int16_t *claim, int16_t self, vis__object *o) {
   vis_rect best = o->r_px;
-  double cost = pose_cost(t, tp, claim, self, o, &best);
   double step = 1.0, astep = 0.5;
   for (int round = 0; round < 4; round++) {
+    /* the coarse steps on every 2nd sample each way: a quarter the work */
+    int stride = round < 2 ? 2 : 1;
+    double cost = pose_cost(t, tp, claim, self, o, &best, stride);
     bool moved = true;
     for (int it = 0; moved && it < 6; it++) {
       moved = false;
@@ -453,7 +490,7 @@ static void refine(const vis__table *t, const vis__template *tp,
         r.center.x += d[k][0];
         r.center.y += d[k][1];
         r.angle_deg += d[k][2];
-        double c = pose_cost(t, tp, claim, self, o, &r);
+        double c = pose_cost(t, tp, claim, self, o, &r, stride);
         if (c < cost) cost = c, best = r, moved = true;
       }
     }
@@ -464,6 +501,65 @@ static void refine(const vis__table *t, const vis__template *tp,
   if (fabs(a - best.angle_deg) > 90) o->flipped = !o->flipped; /* turned by 180 */
   best.angle_deg = a;
   o->r_px = best;
+}
+
+/* Debugging: every face's score on each accepted object's visible part. */
+static void log_objects(match_ctx *m, const vis__object *acc, int n) {
+  for (int i = 0; i < n; i++) {
+    const vis__template *tp = &m->tpl[acc[i].face];
+    hyp h;
+    if (!sample_hyp(m->t, &acc[i].r_px, tp->w, tp->h, tp->w_mm, tp->h_mm, m->mp->step, &h)) {
+      free_hyp(&h);
+      continue;
+    }
+    m->self = (int16_t)i;
+    int valid = free_samples(m, &h, 1);
+    fprintf(m->mp->log, "object %d face %d flip %d at %.0f %.0f:", i, acc[i].face,
+            acc[i].flipped, acc[i].r_px.center.x, acc[i].r_px.center.y);
+    for (int f = 0; f < m->n_tpl; f++)
+      for (int fl = 0; fl < 2; fl++) {
+        vis__object o;
+        score_face(m, &h, valid, f, fl, false, &o);
+        fprintf(m->mp->log, " %d%c:%d/%d", f, fl ? 'f' : 'u', o.explained, o.valid);
+      }
+    fprintf(m->mp->log, "\n");
+    free_hyp(&h);
+  }
+  m->self = INT16_MAX;
+}
+
+typedef struct {
+  int i, explained;
+} hyp_rank;
+
+/* Most explained first; ties by index (qsort is not stable). */
+static int by_explained(const void *pa, const void *pb) {
+  const hyp_rank *a = pa, *b = pb;
+  if (a->explained != b->explained) return a->explained > b->explained ? -1 : 1;
+  return (a->i > b->i) - (a->i < b->i);
+}
+
+/* The template grid of the hypothesis's size, -1 if none. */
+static int template_grid(const vis__table *t, const vis__template *tpl, int n_tpl,
+                         const vis_rect *r) {
+  double s = t->px_per_mm;
+  for (int f = 0; f < n_tpl; f++)
+    if (fabs(tpl[f].w_mm * s - r->w) <= 1 && fabs(tpl[f].h_mm * s - r->h) <= 1) return f;
+  return -1;
+}
+
+/* Same size, centre within 3 mm and axis within 4 degrees of a kept one. */
+static bool near_duplicate(const vis__table *t, const vis_rect *hyps, const int *kept,
+                           int n_kept, const vis_rect *r) {
+  for (int k = 0; k < n_kept; k++) {
+    const vis_rect *q = &hyps[kept[k]];
+    double da = fmod(fabs(q->angle_deg - r->angle_deg), 180);
+    if (da > 90) da = 180 - da;
+    if (fabs(q->w - r->w) < 0.5 && fabs(q->h - r->h) < 0.5 && da < 4 &&
+        hypot(q->center.x - r->center.x, q->center.y - r->center.y) < 3 * t->px_per_mm)
+      return true;
+  }
+  return false;
 }
 
 tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
@@ -477,25 +573,32 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   int16_t *claim = malloc(sizeof(int16_t) * npx);
   bool *used = calloc((size_t)n_tpl + 1, sizeof *used);
   vis__object *acc = malloc(sizeof *acc * 64);
+  hyp_rank *order = malloc(sizeof *order * ((size_t)n_hyps + 1));
+  int *kept = malloc(sizeof *kept * ((size_t)n_hyps + 1));
   int max_samples = 0;
   for (int f = 0; f < n_tpl; f++) max_samples = (int)fmax(max_samples, tpl[f].w * tpl[f].h);
   uint8_t *use = malloc(2 * (size_t)max_samples + 2), *expl = malloc((size_t)max_samples + 1);
   tp_status st = TP_OK;
-  if (!H || !claim || !used || !acc || !use || !expl) {
+  if (!H || !claim || !used || !acc || !use || !expl || !order || !kept) {
     st = tp_error_set(err, TP_ERR_NOMEM, "out of memory while matching faces");
     goto done;
   }
   for (size_t i = 0; i < npx; i++) claim[i] = -1;
-  match_ctx m = {t, tpl, n_tpl, mp, claim, used, use, expl};
-  double s = t->px_per_mm;
+  match_ctx m = {t, tpl, n_tpl, mp, claim, used, use, expl, INT16_MAX};
+  /* cheap first: a hypothesis without outline is no card (saves most
+   * work); of near-duplicates only the one whose outline shows best is
+   * matched (the pose refinement moves it the last millimetres) */
   for (int i = 0; i < n_hyps; i++) {
-    int f = 0; /* the template grid of this hypothesis's size */
-    while (f < n_tpl && (fabs(tpl[f].w_mm * s - hyps[i].w) > 1 ||
-                         fabs(tpl[f].h_mm * s - hyps[i].h) > 1))
-      f++;
-    if (f == n_tpl) continue;
-    int seen; /* cheap first: no outline at all, no card (saves most work) */
-    if (edge_support(t, claim, &hyps[i], &seen) < 0.25) continue;
+    int seen;
+    double weakest;
+    order[i] = (hyp_rank){i, (int)lround(1000 * edge_support(t, claim, &hyps[i], &seen, &weakest))};
+  }
+  qsort(order, (size_t)n_hyps, sizeof *order, by_explained);
+  int n_kept = 0;
+  for (int k = 0; k < n_hyps && order[k].explained >= 250; k++) {
+    int i = order[k].i, f = template_grid(t, tpl, n_tpl, &hyps[i]);
+    if (f < 0 || near_duplicate(t, hyps, kept, n_kept, &hyps[i])) continue;
+    kept[n_kept++] = i;
     if (!sample_hyp(t, &hyps[i], tpl[f].w, tpl[f].h, tpl[f].w_mm, tpl[f].h_mm,
                     mp->step, &H[i])) {
       st = tp_error_set(err, TP_ERR_NOMEM, "out of memory while matching faces");
@@ -508,15 +611,21 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   }
   int n = 0;
   while (n < 64) {
-    int bi = -1;
+    /* the best explained of those whose outline shows (the outline test
+     * costs more: it is made in order of explained samples) */
+    int n_ok = 0;
     for (int i = 0; i < n_hyps; i++) {
-      if (!acceptable(&m, &H[i])) continue;
+      if (!well_explained(&m, &H[i])) continue;
       if (overlaps_card(&m, &H[i], acc, n)) {
         H[i].alive = false;
         continue;
       }
-      if (bi < 0 || H[i].best.explained > H[bi].best.explained) bi = i;
+      order[n_ok++] = (hyp_rank){i, H[i].best.explained};
     }
+    qsort(order, (size_t)n_ok, sizeof *order, by_explained);
+    int bi = -1;
+    for (int k = 0; k < n_ok && bi < 0; k++)
+      if (outline_shows(&m, &H[order[k].i])) bi = order[k].i;
     if (bi < 0) break;
     vis__object o = H[bi].best;
     acc[n] = o;
@@ -527,18 +636,24 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
       for (int f = 0; f < n_tpl; f++)
         if (tpl[f].kind != VIS__FACE_TYPE && tpl[f].index == won->index) used[f] = true;
     n++;
-    for (int i = 0; i < n_hyps; i++)
-      if (H[i].alive && (vis_rect_overlap_area(&H[i].r, &o.r_px) > 0 ||
-                         (H[i].best.face >= 0 && used[H[i].best.face])))
-        score_hyp(&m, &H[i]);
+    for (int i = 0; i < n_hyps; i++) {
+      if (!H[i].alive) continue;
+      /* what shows of it changed: the faces worth comparing may too (a
+       * desert's visible strip under a carpet is no palace) */
+      if (vis_rect_overlap_area(&H[i].r, &o.r_px) > 0) rank_faces(&m, &H[i]);
+      else if (H[i].best.face < 0 || !used[H[i].best.face]) continue;
+      score_hyp(&m, &H[i]);
+    }
   }
   for (int i = 0; mp->log && i < n_hyps; i++) {
     int seen = 0;
-    double e = edge_support(t, claim, &H[i].r, &seen);
+    double weakest;
+    double e = edge_support(t, claim, &H[i].r, &seen, &weakest);
     fprintf(mp->log, "hyp %d at %.0f %.0f %.1f alive %d face %d expl %d valid %d score %.2f edge %.2f/%d\n",
             i, H[i].r.center.x, H[i].r.center.y, H[i].r.angle_deg, H[i].alive, H[i].best.face,
             H[i].best.explained, H[i].best.valid, H[i].best.score, e, seen);
   }
+  if (mp->log) log_objects(&m, acc, n);
   for (int i = 0; i < n; i++) refine(t, &tpl[acc[i].face], claim, (int16_t)i, &acc[i]);
   *out = acc;
   *n_out = n;
@@ -551,6 +666,8 @@ done:
   free(acc);
   free(use);
   free(expl);
+  free(order);
+  free(kept);
   return st;
 }
 

@@ -1,0 +1,238 @@
+/* Unit tests for card identification (vision/detect/match.c): face
+ * templates, matching a synthetic card in both 180-degree turns, telling
+ * look-alike faces apart where they differ, and a card of which only a
+ * strip shows under a carpet. The table is drawn here, independently of
+ * the matcher's sampling code. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cvw.h"
+#include "vision_internal.h"
+
+#define PI 3.14159265358979323846
+enum { FACE_PX_PER_MM = 2 };
+static const double card_mm[2] = {59, 91};
+
+/* A face: a light border and three bands whose colours are given (top,
+ * middle, bottom), plus an optional square patch in the middle band. */
+typedef struct {
+  uint8_t band[3][3];
+  uint8_t patch[3];
+  bool has_patch;
+} face_spec;
+
+static void draw_face(const face_spec *f, tp_image *img) {
+  int w = (int)(card_mm[0] * FACE_PX_PER_MM), h = (int)(card_mm[1] * FACE_PX_PER_MM);
+  assert_int_equal(tp_image_alloc(img, w, h, 3), TP_OK);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      double u = (x + 0.5) / FACE_PX_PER_MM, v = (y + 0.5) / FACE_PX_PER_MM;
+      const uint8_t cream[3] = {240, 230, 205};
+      const uint8_t *c = cream;
+      if (u > 4 && u < card_mm[0] - 4 && v > 4 && v < card_mm[1] - 4)
+        c = f->band[v < 30 ? 0 : v < 62 ? 1 : 2];
+      if (f->has_patch && fabs(u - card_mm[0] / 2) < 9 && fabs(v - 46) < 9) c = f->patch;
+      memcpy(tp_image_row(img, y) + 3 * x, c, 3);
+    }
+}
+
+/* Table pixel -> face pixel for a card at pose r (table px, long axis at
+ * r->angle_deg; turned: the face's top points the other way). */
+static bool face_pixel(const vis_rect *r, bool turned, double s, double x, double y,
+                       int *fx, int *fy) {
+  double a = r->angle_deg * PI / 180, sg = turned ? -1 : 1;
+  double lx = sg * cos(a), ly = sg * sin(a); /* face +v (down the face) */
+  double ax = sg * sin(a), ay = -sg * cos(a); /* face +u (across) */
+  double dx = (x - r->center.x) / s, dy = (y - r->center.y) / s;
+  double u = dx * ax + dy * ay + card_mm[0] / 2, v = dx * lx + dy * ly + card_mm[1] / 2;
+  if (u < 0 || v < 0 || u >= card_mm[0] || v >= card_mm[1]) return false;
+  *fx = (int)(u * FACE_PX_PER_MM);
+  *fy = (int)(v * FACE_PX_PER_MM);
+  return true;
+}
+
+typedef struct {
+  const tp_image *face;
+  vis_rect r_px;
+  bool turned;
+} placed;
+
+/* Draws the cards onto a plain dark table, later ones on top, and fills
+ * the table's Lab, smoothed Lab and object images as analyze.c does. */
+static void make_table(const placed *cards, int n, vis__table *t) {
+  memset(t, 0, sizeof *t);
+  t->px_per_mm = 2;
+  int w = 500, h = 400;
+  assert_int_equal(tp_image_alloc(&t->rgb, w, h, 3), TP_OK);
+  assert_int_equal(tp_image_alloc(&t->lab, w, h, 3), TP_OK);
+  assert_int_equal(tp_image_alloc(&t->smooth, w, h, 3), TP_OK);
+  assert_int_equal(tp_image_alloc(&t->object, w, h, 1), TP_OK);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      uint8_t *p = tp_image_row(&t->rgb, y) + 3 * x;
+      p[0] = 35, p[1] = 45, p[2] = 95;
+      tp_image_row(&t->object, y)[x] = 0;
+      for (int i = 0; i < n; i++) {
+        int fx, fy;
+        if (!face_pixel(&cards[i].r_px, cards[i].turned, t->px_per_mm, x, y, &fx, &fy))
+          continue;
+        memcpy(p, tp_image_row(cards[i].face, fy) + 3 * fx, 3);
+        tp_image_row(&t->object, y)[x] = 255;
+      }
+    }
+  assert_int_equal(cvw_rgb_to_lab(&t->rgb, &t->lab, NULL), TP_OK);
+  for (int y = 0; y < h; y++)
+    memcpy(tp_image_row(&t->smooth, y), tp_image_row(&t->lab, y), (size_t)w * 3);
+  assert_int_equal(cvw_box_blur(&t->smooth, 2, NULL), TP_OK);
+}
+
+static void free_table(vis__table *t) {
+  tp_image_free(&t->rgb);
+  tp_image_free(&t->lab);
+  tp_image_free(&t->smooth);
+  tp_image_free(&t->object);
+}
+
+static vis_rect card_at(double x, double y, double angle) {
+  vis_rect r = {{x, y}, card_mm[0] * 2, card_mm[1] * 2, angle};
+  return r;
+}
+
+static const vis__match_params params = {.tau = 35, .min_ratio = 0.6, .min_explained = 40, .step = 2};
+
+/* Six faces: 0..2 look alike (bands equal, 1 and 2 with a patch), 3..4
+ * differ, 5 is a "carpet". */
+static const face_spec specs[6] = {
+    {{{200, 120, 40}, {230, 160, 60}, {120, 60, 30}}, {0}, false},
+    {{{200, 120, 40}, {230, 160, 60}, {120, 60, 30}}, {40, 150, 60}, true},
+    {{{200, 120, 40}, {230, 160, 60}, {120, 60, 30}}, {150, 40, 160}, true},
+    {{{90, 40, 130}, {60, 30, 110}, {200, 170, 60}}, {0}, false},
+    {{{30, 110, 100}, {40, 140, 120}, {30, 110, 100}}, {0}, false},
+    {{{190, 30, 40}, {150, 20, 30}, {190, 30, 40}}, {0}, false},
+};
+
+typedef struct {
+  tp_image img[6];
+  vis__template tpl[6];
+} deck;
+
+static void make_deck(deck *d) {
+  for (int i = 0; i < 6; i++) {
+    draw_face(&specs[i], &d->img[i]);
+    int kind = i == 5 ? VIS__FACE_CARPET : VIS__FACE_TYPE;
+    assert_int_equal(vis__template_build(&d->img[i], card_mm[0], card_mm[1], kind, i,
+                                         &d->tpl[i], NULL),
+                     TP_OK);
+  }
+}
+
+static void free_deck(deck *d) {
+  for (int i = 0; i < 6; i++) {
+    tp_image_free(&d->img[i]);
+    vis__template_free(&d->tpl[i]);
+  }
+}
+
+static void test_template_build(void **state) {
+  (void)state;
+  deck d;
+  make_deck(&d);
+  assert_int_equal(d.tpl[0].w, 59);
+  assert_int_equal(d.tpl[0].h, 91);
+  assert_int_equal(d.tpl[5].kind, VIS__FACE_CARPET);
+  /* one sample per mm: the middle band of face 3 is dark violet (low L,
+   * a above 128, b below), the border cream (high L) */
+  const float *mid = d.tpl[3].lab + 3 * (46 * 59 + 29);
+  const float *corner = d.tpl[3].lab + 3 * (1 * 59 + 1);
+  assert_true(mid[0] < 90);
+  assert_true(mid[1] > 135);
+  assert_true(mid[2] < 115);
+  assert_true(corner[0] > 200);
+  free_deck(&d);
+}
+
+/* One card, its true pose among a few wrong ones: identified, turn and
+ * pose right. */
+static void check_one(const deck *d, int face, bool turned, double angle) {
+  vis_rect truth = card_at(250, 200, angle);
+  placed p = {&d->img[face], truth, turned};
+  vis__table t;
+  make_table(&p, 1, &t);
+  vis_rect hyps[3] = {truth, truth, truth};
+  hyps[1].center.x += 30; /* half on the table: a worse fit */
+  hyps[2].angle_deg += 20;
+  vis__object *obj = NULL;
+  int n = 0;
+  assert_int_equal(vis__match(&t, d->tpl, 6, hyps, 3, &params, &obj, &n, NULL), TP_OK);
+  assert_int_equal(n, 1);
+  assert_int_equal(obj[0].face, face);
+  assert_int_equal(obj[0].flipped, turned);
+  assert_true(hypot(obj[0].r_px.center.x - 250, obj[0].r_px.center.y - 200) < 1.0);
+  assert_true(fabs(obj[0].r_px.angle_deg - angle) < 1.0);
+  assert_true(obj[0].score > 0.95);
+  free(obj);
+  free_table(&t);
+}
+
+static void test_both_turns(void **state) {
+  (void)state;
+  deck d;
+  make_deck(&d);
+  check_one(&d, 3, false, 30);
+  check_one(&d, 3, true, 30);
+  check_one(&d, 3, true, 120);
+  free_deck(&d);
+}
+
+/* Faces 0, 1 and 2 differ only in a small patch: the patch decides. */
+static void test_look_alikes(void **state) {
+  (void)state;
+  deck d;
+  make_deck(&d);
+  check_one(&d, 0, false, 10);
+  check_one(&d, 1, false, 10);
+  check_one(&d, 2, true, 80);
+  free_deck(&d);
+}
+
+/* A carpet hides most of a card of face 3; what shows is a strip of its
+ * bottom band. The carpet is found first, then the card by its strip,
+ * even though the whole rectangle (mostly carpet) looks more like other
+ * faces. */
+static void test_strip_under_carpet(void **state) {
+  (void)state;
+  deck d;
+  make_deck(&d);
+  vis_rect card = card_at(250, 200, 90);  /* long axis along x */
+  vis_rect carpet = card_at(230, 200, 90); /* 20 px = 10 mm short of its end */
+  placed p[2] = {{&d.img[3], card, false}, {&d.img[5], carpet, false}};
+  vis__table t;
+  make_table(p, 2, &t);
+  vis_rect hyps[2] = {carpet, card};
+  vis__object *obj = NULL;
+  int n = 0;
+  assert_int_equal(vis__match(&t, d.tpl, 6, hyps, 2, &params, &obj, &n, NULL), TP_OK);
+  assert_int_equal(n, 2);
+  assert_int_equal(obj[0].face, 5);
+  assert_int_equal(obj[1].face, 3);
+  assert_true(obj[1].valid < obj[1].total / 3);
+  free(obj);
+  free_table(&t);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_template_build),
+      cmocka_unit_test(test_both_turns),
+      cmocka_unit_test(test_look_alikes),
+      cmocka_unit_test(test_strip_under_carpet),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
