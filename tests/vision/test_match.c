@@ -225,6 +225,7 @@ static void test_strip_under_carpet(void **state) {
   assert_true(obj[1].valid < obj[1].total / 3);
   free(obj);
   free_table(&t);
+  free_deck(&d);
 }
 
 int main(void) {

@@ -107,6 +107,7 @@ typedef struct {
   int cand_face[HYP_CANDS];
   bool cand_flip[HYP_CANDS];
   int cand_expl[HYP_CANDS];
+  int free_n, free_object; /* samples not hidden; of those, in the object mask */
 } hyp;
 
 static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
@@ -312,6 +313,11 @@ static void score_hyp(const match_ctx *m, hyp *h) {
   runner.face = -1;
   int second = 0, second_face = -1;
   int valid = free_samples(m, h, 1);
+  h->free_n = valid;
+  h->free_object = 0;
+  int W = m->t->lab.width;
+  for (int k = 0; k < h->n; k++)
+    if (m->use[k]) h->free_object += tp_image_row(&m->t->object, h->pix[k] / W)[h->pix[k] % W] != 0;
   for (int c = 0; c < h->n_cand; c++) {
     int f = h->cand_face[c];
     if (m->used[f]) continue;
@@ -396,8 +402,12 @@ static double edge_support(const vis__table *t, const int16_t *claim, const vis_
 
 /* The cheap tests first: enough of it explained. */
 static bool well_explained(const match_ctx *m, const hyp *h) {
-  return h->alive && h->best.face >= 0 && h->best.explained >= m->mp->min_explained &&
-         h->best.score >= m->mp->min_ratio;
+  if (!(h->alive && h->best.face >= 0 && h->best.explained >= m->mp->min_explained &&
+        h->best.score >= m->mp->min_ratio))
+    return false;
+  /* mostly hidden: what shows must be an object, not slivers of table
+   * beside the card on top (a few samples of table fit any face) */
+  return h->best.valid * 2 >= h->best.total || h->free_object >= 0.3 * h->free_n;
 }
 
 static bool outline_shows(const match_ctx *m, const hyp *h) {
@@ -548,7 +558,8 @@ static int template_grid(const vis__table *t, const vis__template *tpl, int n_tp
   return -1;
 }
 
-/* Same size, centre within 3 mm and axis within 4 degrees of a kept one. */
+/* Same size, centre within NMS_MM and axis within 4 degrees of a kept one. */
+#define NMS_MM 2.0
 static bool near_duplicate(const vis__table *t, const vis_rect *hyps, const int *kept,
                            int n_kept, const vis_rect *r) {
   for (int k = 0; k < n_kept; k++) {
@@ -556,7 +567,7 @@ static bool near_duplicate(const vis__table *t, const vis_rect *hyps, const int 
     double da = fmod(fabs(q->angle_deg - r->angle_deg), 180);
     if (da > 90) da = 180 - da;
     if (fabs(q->w - r->w) < 0.5 && fabs(q->h - r->h) < 0.5 && da < 4 &&
-        hypot(q->center.x - r->center.x, q->center.y - r->center.y) < 3 * t->px_per_mm)
+        hypot(q->center.x - r->center.x, q->center.y - r->center.y) < NMS_MM * t->px_per_mm)
       return true;
   }
   return false;
