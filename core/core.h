@@ -2,7 +2,8 @@
  *
  * Prefix tp_. Images as explicit views with stride (as AprilTag's
  * image_u8_t), the exit-status contract of spec section 5, a bounded error
- * message buffer, and file writes that never leave half a file behind.
+ * message buffer, file writes that never leave half a file behind and a
+ * seedable random generator.
  * No global mutable state: everything is passed in by the caller. */
 #ifndef TEPPICH_CORE_H
 #define TEPPICH_CORE_H
@@ -79,6 +80,17 @@ tp_status tp_write_file_atomic(const char *path, const void *data, size_t len,
 typedef enum { TP_LOG_DEBUG, TP_LOG_INFO, TP_LOG_WARN, TP_LOG_ERROR } tp_log_level;
 void tp_log(FILE *out, tp_log_level threshold, tp_log_level level,
             const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* A small seedable random generator (splitmix64); the state is the
+ * caller's, so runs replay exactly from their seed. */
+typedef struct {
+  uint64_t state;
+} tp_rng;
+
+void tp_rng_seed(tp_rng *rng, uint64_t seed);
+uint64_t tp_rng_next(tp_rng *rng);
+/* Uniform in [0, n) without modulo bias; 0 for n <= 1. */
+uint32_t tp_rng_below(tp_rng *rng, uint32_t n);
 
 #ifdef __cplusplus
 }

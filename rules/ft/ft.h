@@ -196,14 +196,20 @@ tp_status ft_resolve(const ft_rules *rules, const ft_carpet_on *carpets,
                      tp_error *err);
 
 /* ---------------------------------------------------------------------
- * A small seedable random generator (splitmix64); the state is yours. */
-typedef struct {
-  uint64_t state;
-} ft_rng;
+ * A small seedable random generator: core's tp_rng under this module's
+ * names (the state is yours). */
+typedef tp_rng ft_rng;
 
-void ft_rng_seed(ft_rng *rng, uint64_t seed);
-uint64_t ft_rng_next(ft_rng *rng);
-int ft_rng_below(ft_rng *rng, int n); /* uniform in 0..n-1, n >= 1 */
+static inline void ft_rng_seed(ft_rng *rng, uint64_t seed) {
+  tp_rng_seed(rng, seed);
+}
+static inline uint64_t ft_rng_next(ft_rng *rng) {
+  return tp_rng_next(rng);
+}
+/* Uniform in 0..n-1 for n >= 1 (0 for n <= 1). */
+static inline int ft_rng_below(ft_rng *rng, int n) {
+  return n <= 1 ? 0 : (int)tp_rng_below(rng, (uint32_t)n);
+}
 
 /* ---------------------------------------------------------------------
  * 4. Final scoring of one collection (stateless).

@@ -7,21 +7,6 @@
 static const ft_card_type bazaar_types[3] = {FT_SPICE_BAZAAR, FT_CARPET_BAZAAR,
                                              FT_CAMEL_BAZAAR};
 
-void ft_rng_seed(ft_rng *rng, uint64_t seed) {
-  rng->state = seed;
-}
-
-uint64_t ft_rng_next(ft_rng *rng) {
-  uint64_t z = (rng->state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-int ft_rng_below(ft_rng *rng, int n) {
-  return n <= 1 ? 0 : (int)(ft_rng_next(rng) % (uint64_t)n);
-}
-
 /* Pairs of one bazaar kind with `lamps` wild lamps. */
 static int bazaar_pairs(const ft_rules *r, int real, int lamps) {
   int pairs = real / 2, odd = real % 2;

@@ -7,7 +7,7 @@
  * (mk_query) and replays game transcripts (mk_transcript_replay).
  *
  * Coordinates: x = column 0..6 left to right, y = row 0..6 top to bottom.
- * No global mutable state; randomness only from the caller-seeded mk_rng. */
+ * No global mutable state; randomness only from the caller-seeded tp_rng. */
 #ifndef TEPPICH_MARRAKECH_H
 #define TEPPICH_MARRAKECH_H
 
@@ -61,17 +61,6 @@ void mk_settings_default(mk_settings *s);
 tp_status mk_settings_check(const mk_settings *s, tp_error *err);
 /* Reads a rules file (see rules/marrakech.rules) over the defaults. */
 tp_status mk_settings_load(mk_settings *s, const char *path, tp_error *err);
-
-/* ---- seedable random numbers (splitmix64) ------------------------------ */
-
-typedef struct {
-  uint64_t state;
-} mk_rng;
-
-void mk_rng_seed(mk_rng *rng, uint64_t seed);
-uint64_t mk_rng_next(mk_rng *rng);
-/* Uniform in [0, n) for n >= 1, without modulo bias. */
-uint32_t mk_rng_below(mk_rng *rng, uint32_t n);
 
 /* ---- the game state ---------------------------------------------------- */
 
@@ -255,7 +244,7 @@ typedef struct {
  * rng: rotation, a roll of the settings' die, payment, the colour draw and
  * a legal placement; then passes the turn. Returns false (and does
  * nothing) when the game is over or nobody's turn is set. */
-bool mk_game_play_random_turn(mk_game *g, mk_rng *rng, mk_turn_record *out);
+bool mk_game_play_random_turn(mk_game *g, tp_rng *rng, mk_turn_record *out);
 
 /* ---- the query line protocol (docs/marrakech.md) ----------------------- */
 

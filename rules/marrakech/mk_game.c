@@ -14,7 +14,7 @@ mk_game *mk_game_create(const mk_settings *settings, uint64_t seed) {
   mk_game *g = calloc(1, sizeof *g);
   if (!g) return NULL;
   g->settings = *settings;
-  mk_rng_seed(&g->rng, seed);
+  tp_rng_seed(&g->rng, seed);
   mk_game_reset(g);
   return g;
 }
@@ -25,7 +25,7 @@ void mk_game_destroy(mk_game *g) {
 
 void mk_game_reset(mk_game *g) {
   mk_settings settings = g->settings;
-  mk_rng rng = g->rng;
+  tp_rng rng = g->rng;
   memset(g, 0, sizeof *g);
   g->settings = settings;
   g->rng = rng;

@@ -6,7 +6,7 @@
 
 struct mk_game {
   mk_settings settings;
-  mk_rng rng;                /* the 2-player colour draw */
+  tp_rng rng;                /* the 2-player colour draw */
   mk_cell board[MK_SQUARES]; /* row-major: index y * MK_SIZE + x */
   mk_assam assam;
   bool moved; /* Assam has moved: the first turn is over */

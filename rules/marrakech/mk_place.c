@@ -126,25 +126,25 @@ int mk_game_draw_colour(mk_game *g) {
   if (total <= 0) return -1;
   /* Drawing the top rug of a shuffled pile is drawing one of the
    * remaining rugs uniformly: weight the colours by rugs left. */
-  int r = (int)mk_rng_below(&g->rng, (uint32_t)total);
+  int r = (int)tp_rng_below(&g->rng, (uint32_t)total);
   return r < p->rugs_left[0] ? p->colours[0] : p->colours[1];
 }
 
-bool mk_game_play_random_turn(mk_game *g, mk_rng *rng, mk_turn_record *out) {
+bool mk_game_play_random_turn(mk_game *g, tp_rng *rng, mk_turn_record *out) {
   if (mk_game_over(g) || g->turn < 0 || !g->players[g->turn].in) return false;
   mk_turn_record t = {0};
   t.player = g->turn;
   t.colour = -1;
   if (!g->moved) {
     t.faced = true;
-    t.facing = (mk_dir)mk_rng_below(rng, 4);
+    t.facing = (mk_dir)tp_rng_below(rng, 4);
     g->assam.dir = t.facing;
   } else {
-    t.rotation = (mk_rotation)mk_rng_below(rng, 3);
+    t.rotation = (mk_rotation)tp_rng_below(rng, 3);
     mk_game_rotate(g, t.rotation);
   }
   const mk_settings *s = &g->settings;
-  t.roll = s->die_faces[mk_rng_below(rng, (uint32_t)s->die_face_count)];
+  t.roll = s->die_faces[tp_rng_below(rng, (uint32_t)s->die_face_count)];
   mk_game_move(g, t.roll);
   t.payment = mk_game_pay(g);
   if (!t.payment.eliminated && mk_game_rugs_left(&g->players[t.player]) > 0) {
@@ -152,7 +152,7 @@ bool mk_game_play_random_turn(mk_game *g, mk_rng *rng, mk_turn_record *out) {
     int n = mk_game_legal_placements(g, legal);
     if (n > 0) {
       t.colour = mk_game_draw_colour(g);
-      t.placement = legal[mk_rng_below(rng, (uint32_t)n)];
+      t.placement = legal[tp_rng_below(rng, (uint32_t)n)];
       t.placed = mk_game_place(g, t.colour, t.placement) == MK_PLACE_OK;
     }
   }

@@ -1,4 +1,4 @@
-/* Unit tests for core: images, errors, whole-file and atomic I/O. */
+/* Unit tests for core: images, errors, whole-file and atomic I/O, rng. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -83,12 +83,48 @@ static void test_errors_name_the_file(void **state) {
   assert_non_null(strstr(err.text, "/nonexistent/dir/x"));
 }
 
+/* splitmix64's published first outputs for seed 0 (Vigna's reference
+ * splitmix64.c): a changed constant would change every seeded game. */
+static void test_rng_matches_splitmix64(void **state) {
+  (void)state;
+  tp_rng r;
+  tp_rng_seed(&r, 0);
+  assert_true(tp_rng_next(&r) == 0xE220A8397B1DCDAFull);
+  assert_true(tp_rng_next(&r) == 0x6E789E6AA1B965F4ull);
+  assert_true(tp_rng_next(&r) == 0x06C45D188009454Full);
+}
+
+/* below stays in range, and draws what a plain `next % n` draws (the
+ * variant the Fliegende Teppiche rules used before): seeded games, scenes
+ * and tests replay as they always did. */
+static void test_rng_below_replays_plain_modulo(void **state) {
+  (void)state;
+  static const uint32_t ns[] = {2, 3, 4, 5, 7, 49, 100, 255, 1000, 0x7fffffff};
+  for (uint64_t seed = 0; seed < 50; seed++) {
+    tp_rng a, b;
+    tp_rng_seed(&a, seed);
+    tp_rng_seed(&b, seed);
+    for (int i = 0; i < 200; i++) {
+      uint32_t n = ns[i % (int)(sizeof ns / sizeof ns[0])];
+      uint32_t v = tp_rng_below(&a, n);
+      assert_true(v < n);
+      assert_true(v == (uint32_t)(tp_rng_next(&b) % n));
+    }
+  }
+  tp_rng r;
+  tp_rng_seed(&r, 1);
+  assert_int_equal(tp_rng_below(&r, 0), 0);
+  assert_int_equal(tp_rng_below(&r, 1), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_exit_codes),
       cmocka_unit_test(test_image_alloc_rejects_bad_sizes),
       cmocka_unit_test(test_atomic_write_then_read),
       cmocka_unit_test(test_errors_name_the_file),
+      cmocka_unit_test(test_rng_matches_splitmix64),
+      cmocka_unit_test(test_rng_below_replays_plain_modulo),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

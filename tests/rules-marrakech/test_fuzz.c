@@ -48,35 +48,35 @@ static const char *vocabulary[] = {
 };
 enum { VOCAB = sizeof vocabulary / sizeof vocabulary[0] };
 
-static void random_line(mk_rng *r, char *line, size_t cap) {
+static void random_line(tp_rng *r, char *line, size_t cap) {
   size_t len = 0;
-  int words = (int)mk_rng_below(r, 60);
+  int words = (int)tp_rng_below(r, 60);
   line[0] = '\0';
   for (int i = 0; i < words; i++) {
-    const char *w = vocabulary[mk_rng_below(r, VOCAB)];
+    const char *w = vocabulary[tp_rng_below(r, VOCAB)];
     int n = snprintf(line + len, cap - len, "%s%s", i ? " " : "", w);
     if (n < 0 || (size_t)n >= cap - len) break;
     len += (size_t)n;
   }
 }
 
-static void mutate(mk_rng *r, char *line, size_t cap) {
+static void mutate(tp_rng *r, char *line, size_t cap) {
   size_t len = strlen(line);
-  int edits = 1 + (int)mk_rng_below(r, 4);
+  int edits = 1 + (int)tp_rng_below(r, 4);
   for (int e = 0; e < edits; e++) {
-    switch (mk_rng_below(r, 4)) {
+    switch (tp_rng_below(r, 4)) {
     case 0: /* replace a byte by any non-NUL byte */
       if (len)
-        line[mk_rng_below(r, (uint32_t)len)] = (char)(1 + mk_rng_below(r, 255));
+        line[tp_rng_below(r, (uint32_t)len)] = (char)(1 + tp_rng_below(r, 255));
       break;
     case 1: /* truncate */
-      if (len) line[len = mk_rng_below(r, (uint32_t)len)] = '\0';
+      if (len) line[len = tp_rng_below(r, (uint32_t)len)] = '\0';
       break;
     case 2: /* insert a byte */
       if (len + 2 < cap) {
-        size_t at = mk_rng_below(r, (uint32_t)len + 1);
+        size_t at = tp_rng_below(r, (uint32_t)len + 1);
         memmove(line + at + 1, line + at, len - at + 1);
-        line[at] = (char)(1 + mk_rng_below(r, 255));
+        line[at] = (char)(1 + tp_rng_below(r, 255));
         len++;
       }
       break;
@@ -129,21 +129,21 @@ static void test_query_protocol_fuzz(void **state) {
   (void)state;
   mk_query *q = mk_query_create(NULL, 1);
   assert_non_null(q);
-  mk_rng r;
-  mk_rng_seed(&r, 2024);
+  tp_rng r;
+  tp_rng_seed(&r, 2024);
   char line[8192], answer[MK_QUERY_ANSWER_MAX];
   int errors = 0;
   for (int i = 0; i < 40000; i++) {
-    switch (mk_rng_below(&r, 3)) {
+    switch (tp_rng_below(&r, 3)) {
     case 0:
       random_line(&r, line, sizeof line);
       break;
     case 1: /* a valid line, mutated */
-      snprintf(line, sizeof line, "%s", valid_lines[mk_rng_below(&r, VALID)]);
+      snprintf(line, sizeof line, "%s", valid_lines[tp_rng_below(&r, VALID)]);
       mutate(&r, line, sizeof line);
       break;
     default: /* a valid line as is: keeps the game going */
-      snprintf(line, sizeof line, "%s", valid_lines[mk_rng_below(&r, VALID)]);
+      snprintf(line, sizeof line, "%s", valid_lines[tp_rng_below(&r, VALID)]);
     }
     size_t len = mk_query_line(q, line, answer);
     check_answer(line, answer, len);
@@ -222,8 +222,8 @@ static char *random_transcript(uint64_t seed, int players) {
   }
   assert_int_equal(mk_game_deal(g, NULL), TP_OK);
   mk_game_next_turn(g);
-  mk_rng r;
-  mk_rng_seed(&r, seed);
+  tp_rng r;
+  tp_rng_seed(&r, seed);
   mk_turn_record t;
   char line[256];
   while (mk_game_play_random_turn(g, &r, &t)) {
@@ -237,25 +237,25 @@ static char *random_transcript(uint64_t seed, int players) {
 
 static void test_transcript_fuzz(void **state) {
   (void)state;
-  mk_rng r;
-  mk_rng_seed(&r, 77);
+  tp_rng r;
+  tp_rng_seed(&r, 77);
   int ok = 0, bad = 0;
   for (int round = 0; round < 3000; round++) {
     char *text = random_transcript(1 + round % 40, 2 + round % 3);
     size_t len = strlen(text);
-    int edits = 1 + (int)mk_rng_below(&r, 3);
+    int edits = 1 + (int)tp_rng_below(&r, 3);
     for (int e = 0; e < edits && len; e++) {
-      size_t at = mk_rng_below(&r, (uint32_t)len);
-      switch (mk_rng_below(&r, 3)) {
+      size_t at = tp_rng_below(&r, (uint32_t)len);
+      switch (tp_rng_below(&r, 3)) {
       case 0:
-        text[at] = (char)(1 + mk_rng_below(&r, 255));
+        text[at] = (char)(1 + tp_rng_below(&r, 255));
         break;
       case 1:
         text[len = at] = '\0';
         break;
       default: /* swap a digit for another: often a legal-looking move */
         if (text[at] >= '0' && text[at] <= '9')
-          text[at] = (char)('0' + mk_rng_below(&r, 10));
+          text[at] = (char)('0' + tp_rng_below(&r, 10));
       }
     }
     int lines = 0;

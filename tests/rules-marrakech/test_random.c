@@ -95,8 +95,8 @@ static void collect(void *ctx, const char *line) {
 
 static void play_one(int players, uint64_t seed, const mk_settings *s) {
   mk_game *g = new_game(players, seed, s);
-  mk_rng rng;
-  mk_rng_seed(&rng, seed * 7919);
+  tp_rng rng;
+  tp_rng_seed(&rng, seed * 7919);
   const mk_settings *set = mk_game_settings(g);
   ledger l = {
       {0}, set->rugs_per_player[players], players * set->starting_dirhams};
@@ -168,9 +168,9 @@ static void test_same_seed_same_game(void **state) {
   (void)state;
   for (int players = 2; players <= 4; players++) {
     mk_game *a = new_game(players, 42, NULL), *b = new_game(players, 42, NULL);
-    mk_rng ra, rb;
-    mk_rng_seed(&ra, 9);
-    mk_rng_seed(&rb, 9);
+    tp_rng ra, rb;
+    tp_rng_seed(&ra, 9);
+    tp_rng_seed(&rb, 9);
     while (mk_game_play_random_turn(a, &ra, NULL))
       assert_true(mk_game_play_random_turn(b, &rb, NULL));
     assert_false(mk_game_play_random_turn(b, &rb, NULL));
@@ -187,14 +187,14 @@ static void test_same_seed_same_game(void **state) {
 
 static void test_rng_is_uniform_enough(void **state) {
   (void)state;
-  mk_rng r;
-  mk_rng_seed(&r, 1);
+  tp_rng r;
+  tp_rng_seed(&r, 1);
   int counts[6] = {0};
   for (int i = 0; i < 60000; i++)
-    counts[mk_rng_below(&r, 6)]++;
+    counts[tp_rng_below(&r, 6)]++;
   for (int i = 0; i < 6; i++)
     assert_true(counts[i] > 9000 && counts[i] < 11000);
-  assert_int_equal(mk_rng_below(&r, 1), 0);
+  assert_int_equal(tp_rng_below(&r, 1), 0);
 }
 
 int main(void) {

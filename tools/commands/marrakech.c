@@ -240,8 +240,8 @@ static int run_play(int argc, char **argv) {
                                     : "");
       collect(&out, line);
     }
-    mk_rng rng;
-    mk_rng_seed(&rng, o.seed ^ 0x5eed);
+    tp_rng rng;
+    tp_rng_seed(&rng, o.seed ^ 0x5eed);
     mk_game_next_turn(g);
     mk_turn_record t;
     while (mk_game_play_random_turn(g, &rng, &t))
@@ -294,26 +294,26 @@ static void bench_new_game(mk_game *g, text_buf *b, long *count) {
   mk_game_next_turn(g);
 }
 
-static void bench_turn(mk_game *g, mk_rng *rng, text_buf *b, long *count) {
+static void bench_turn(mk_game *g, tp_rng *rng, text_buf *b, long *count) {
   static const char *rot[] = {"none", "left", "right"};
   const mk_player *p = mk_game_player(g, mk_game_turn(g));
   emit_query(b, count, "turn %s", p->name);
-  mk_rotation r = (mk_rotation)mk_rng_below(rng, 3);
+  mk_rotation r = (mk_rotation)tp_rng_below(rng, 3);
   mk_game_rotate(g, r);
   emit_query(b, count, "rotate %s", rot[r]);
-  int roll = (int)mk_rng_below(rng, 4) + 1;
+  int roll = (int)tp_rng_below(rng, 4) + 1;
   mk_game_move(g, roll);
   emit_query(b, count, "move %d", roll);
   mk_payment pay = mk_game_pay(g);
   emit_query(b, count, "payment");
-  emit_query(b, count, "legal %d %d %d %d", (int)mk_rng_below(rng, 7),
-             (int)mk_rng_below(rng, 7), (int)mk_rng_below(rng, 7),
-             (int)mk_rng_below(rng, 7));
+  emit_query(b, count, "legal %d %d %d %d", (int)tp_rng_below(rng, 7),
+             (int)tp_rng_below(rng, 7), (int)tp_rng_below(rng, 7),
+             (int)tp_rng_below(rng, 7));
   emit_query(b, count, "legal-all");
   mk_placement legal[MK_MAX_PLACEMENTS];
   int n = pay.eliminated ? 0 : mk_game_legal_placements(g, legal);
   if (n > 0) {
-    mk_placement pl = legal[mk_rng_below(rng, (uint32_t)n)];
+    mk_placement pl = legal[tp_rng_below(rng, (uint32_t)n)];
     int colour = p->colours[0];
     mk_game_place(g, colour, pl);
     emit_query(b, count, "place %s %d %d %d %d", mk_game_colour_name(g, colour),
@@ -335,8 +335,8 @@ static int run_bench(int argc, char **argv) {
   if (rc) return rc;
   mk_game *g = mk_game_create(NULL, o.seed);
   if (!g) return cli_fail(1, "marrakech bench: out of memory");
-  mk_rng rng;
-  mk_rng_seed(&rng, o.seed);
+  tp_rng rng;
+  tp_rng_seed(&rng, o.seed);
   text_buf b = {0};
   long count = 0;
   bench_new_game(g, &b, &count);
