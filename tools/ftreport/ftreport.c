@@ -38,7 +38,8 @@ static void print_hand(FILE *out, ft_hand h) {
   fputc(')', out);
 }
 
-static void on_players(text_ctx *c) {
+static void on_players(void *ctx) {
+  text_ctx *c = ctx;
   const ft_players *ps = ft_game_players(c->game);
   fprintf(c->out, "Players and carpets (seating order, clockwise):");
   for (int p = 0; p < ps->n_players; p++) {
@@ -59,7 +60,8 @@ static void print_genies(text_ctx *c, const char *title) {
   fprintf(c->out, "\n");
 }
 
-static void on_layout(text_ctx *c) {
+static void on_layout(void *ctx) {
+  text_ctx *c = ctx;
   ft_card cards[FT_MAX_CARDS];
   int n = ft_game_table(c->game, cards);
   fprintf(c->out, "\nRound %d of %d: %s lays out %d cards\n",
@@ -83,7 +85,8 @@ static void on_layout(text_ctx *c) {
   fprintf(c->out, "\n");
 }
 
-static void on_flight(text_ctx *c, const ft_flight_report *f) {
+static void on_flight(void *ctx, const ft_flight_report *f) {
+  text_ctx *c = ctx;
   fprintf(c->out, "  Flight %d\n", f->flight);
   bool any = false;
   for (int p = 0; p < ft_game_players(c->game)->n_players; p++) {
@@ -118,7 +121,8 @@ static void on_flight(text_ctx *c, const ft_flight_report *f) {
   }
 }
 
-static void on_contest(text_ctx *c, const ft_contest_result *r) {
+static void on_contest(void *ctx, const ft_contest_result *r) {
+  text_ctx *c = ctx;
   fprintf(c->out, "    genies for %s %d:", type_of(c, r->card), r->card);
   bool first = true;
   for (int p = 0; p < ft_game_players(c->game)->n_players; p++)
@@ -133,7 +137,8 @@ static void on_contest(text_ctx *c, const ft_contest_result *r) {
           r->swap_deferred ? " (after the flight)" : "");
 }
 
-static void on_round_end(text_ctx *c, const ft_round_report *r) {
+static void on_round_end(void *ctx, const ft_round_report *r) {
+  text_ctx *c = ctx;
   int n = ft_game_players(c->game)->n_players;
   fprintf(c->out, "  End of round %d, palaces:", r->round);
   for (int p = 0; p < n; p++) {
@@ -181,7 +186,8 @@ static void lamp_note(FILE *out, const ft_score *s) {
   fprintf(out, ";");
 }
 
-static void on_final(text_ctx *c, const ft_final *f) {
+static void on_final(void *ctx, const ft_final *f) {
+  text_ctx *c = ctx;
   FILE *o = c->out;
   fprintf(o, "\nFinal score\n");
   fprintf(o, "  %-12s %7s %10s %9s %7s %7s %6s\n", "player", "bazaars",
@@ -240,34 +246,19 @@ static void print_standings(text_ctx *c) {
   }
 }
 
-static void on_event(text_ctx *c, const ft_event *ev) {
-  switch (ev->kind) {
-  case FT_EV_PLAYERS:
-    on_players(c);
-    break;
-  case FT_EV_GENIES:
-    print_genies(c, "Genies:");
-    break;
-  case FT_EV_LAYOUT:
-    on_layout(c);
-    break;
-  case FT_EV_FLIGHT:
-    on_flight(c, &ev->flight);
-    break;
-  case FT_EV_CONTEST:
-    on_contest(c, &ev->contest);
-    break;
-  case FT_EV_ROUND_END:
-    on_round_end(c, &ev->round_end);
-    break;
-  case FT_EV_FINAL:
-    on_final(c, &ev->final);
-    break;
-  case FT_EV_ROUND:
-  case FT_EV_END:
-    break;
-  }
+static void on_genies(void *ctx) {
+  print_genies(ctx, "Genies:");
 }
+
+static const ftr__emitter text_emitter = {
+    .players = on_players,
+    .genies = on_genies,
+    .layout = on_layout,
+    .flight = on_flight,
+    .contest = on_contest,
+    .round_end = on_round_end,
+    .final = on_final,
+};
 
 static tp_status score_text(ft_transcript *t, const char *name, char **out,
                             tp_error *err) {
@@ -277,25 +268,56 @@ static tp_status score_text(ft_transcript *t, const char *name, char **out,
   c.out = open_memstream(out, &size);
   if (!c.out) return tp_error_set(err, TP_ERR_NOMEM, "%s: out of memory", name);
   fprintf(c.out, "Fliegende Teppiche: %s\n", name);
-  ft_event *ev = malloc(sizeof *ev);
-  tp_status st = ev ? TP_OK : TP_ERR_NOMEM;
-  while (st == TP_OK) {
-    st = ft_transcript_next(t, ev, err);
-    if (st != TP_OK || ev->kind == FT_EV_END) break;
-    c.game = ft_transcript_game(t);
-    on_event(&c, ev);
-  }
+  tp_status st = ftr__walk(t, &text_emitter, &c, &c.game, err);
   c.game = ft_transcript_game(t);
   if (st == TP_OK && !c.game)
     fprintf(c.out, "\nThe game is not finished: no players yet.\n");
   else if (st == TP_OK && ft_game_phase(c.game) != FT_PHASE_OVER)
     print_standings(&c);
-  free(ev);
   fclose(c.out);
   if (st != TP_OK) {
     free(*out);
     *out = NULL;
   }
+  return st;
+}
+
+tp_status ftr__walk(ft_transcript *t, const ftr__emitter *e, void *ctx,
+                    const ft_game **game, tp_error *err) {
+  ft_event *ev = malloc(sizeof *ev);
+  if (!ev) return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+  tp_status st;
+  while ((st = ft_transcript_next(t, ev, err)) == TP_OK &&
+         ev->kind != FT_EV_END) {
+    *game = ft_transcript_game(t);
+    switch (ev->kind) {
+    case FT_EV_PLAYERS:
+      e->players(ctx);
+      break;
+    case FT_EV_GENIES:
+      e->genies(ctx);
+      break;
+    case FT_EV_LAYOUT:
+      e->layout(ctx);
+      break;
+    case FT_EV_FLIGHT:
+      e->flight(ctx, &ev->flight);
+      break;
+    case FT_EV_CONTEST:
+      e->contest(ctx, &ev->contest);
+      break;
+    case FT_EV_ROUND_END:
+      e->round_end(ctx, &ev->round_end);
+      break;
+    case FT_EV_FINAL:
+      e->final(ctx, &ev->final);
+      break;
+    case FT_EV_ROUND:
+    case FT_EV_END:
+      break;
+    }
+  }
+  free(ev);
   return st;
 }
 

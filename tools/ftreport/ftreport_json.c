@@ -25,7 +25,8 @@ static cJSON *per_player(const json_ctx *c, const int *v) {
   return o;
 }
 
-static void on_players(json_ctx *c) {
+static void on_players(void *ctx) {
+  json_ctx *c = ctx;
   const ft_players *ps = ft_game_players(c->game);
   cJSON *arr = cJSON_AddArrayToObject(c->root, "players");
   for (int p = 0; p < ps->n_players; p++) {
@@ -40,7 +41,8 @@ static void on_players(json_ctx *c) {
   c->rounds = cJSON_AddArrayToObject(c->root, "rounds");
 }
 
-static void on_genies(json_ctx *c) {
+static void on_genies(void *ctx) {
+  json_ctx *c = ctx;
   cJSON *o = cJSON_AddObjectToObject(c->root, "genies");
   for (int p = 0; p < ft_game_players(c->game)->n_players; p++) {
     ft_hand h = ft_game_genies(c->game, p);
@@ -48,7 +50,8 @@ static void on_genies(json_ctx *c) {
   }
 }
 
-static void on_layout(json_ctx *c) {
+static void on_layout(void *ctx) {
+  json_ctx *c = ctx;
   ft_card cards[FT_MAX_CARDS];
   int n = ft_game_table(c->game, cards);
   c->round = cJSON_CreateObject();
@@ -69,7 +72,8 @@ static void on_layout(json_ctx *c) {
   c->flights = cJSON_AddArrayToObject(c->round, "flights");
 }
 
-static void on_flight(json_ctx *c, const ft_flight_report *f) {
+static void on_flight(void *ctx, const ft_flight_report *f) {
+  json_ctx *c = ctx;
   cJSON *o = cJSON_CreateObject();
   cJSON_AddItemToArray(c->flights, o);
   cJSON_AddNumberToObject(o, "flight", f->flight);
@@ -100,7 +104,8 @@ static void on_flight(json_ctx *c, const ft_flight_report *f) {
                           int_array(f->unclaimed, f->n_unclaimed));
 }
 
-static void on_contest(json_ctx *c, const ft_contest_result *r) {
+static void on_contest(void *ctx, const ft_contest_result *r) {
+  json_ctx *c = ctx;
   cJSON *ct = NULL, *it;
   cJSON_ArrayForEach(it, c->contests) {
     if (cJSON_GetObjectItem(it, "card")->valueint == r->card) ct = it;
@@ -119,7 +124,8 @@ static void on_contest(json_ctx *c, const ft_contest_result *r) {
   cJSON_AddBoolToObject(sw, "after_flight", r->swap_deferred);
 }
 
-static void on_round_end(json_ctx *c, const ft_round_report *r) {
+static void on_round_end(void *ctx, const ft_round_report *r) {
+  json_ctx *c = ctx;
   cJSON_AddItemToObject(c->round, "palaces", per_player(c, r->palaces));
   cJSON_AddItemToObject(c->round, "lamps_spent", per_player(c, r->lamps_spent));
   cJSON_AddItemToObject(c->round, "palace_points", per_player(c, r->points));
@@ -153,7 +159,8 @@ static cJSON *score_json(const ft_score *s) {
   return o;
 }
 
-static void on_final(json_ctx *c, const ft_final *f) {
+static void on_final(void *ctx, const ft_final *f) {
+  json_ctx *c = ctx;
   cJSON *o = cJSON_AddObjectToObject(c->root, "final");
   cJSON *scores = cJSON_AddObjectToObject(o, "scores");
   cJSON *totals = cJSON_AddObjectToObject(o, "totals");
@@ -166,49 +173,26 @@ static void on_final(json_ctx *c, const ft_final *f) {
   }
 }
 
-static void on_event(json_ctx *c, const ft_event *ev) {
-  switch (ev->kind) {
-  case FT_EV_PLAYERS:
-    on_players(c);
-    break;
-  case FT_EV_GENIES:
-    on_genies(c);
-    break;
-  case FT_EV_LAYOUT:
-    on_layout(c);
-    break;
-  case FT_EV_FLIGHT:
-    on_flight(c, &ev->flight);
-    break;
-  case FT_EV_CONTEST:
-    on_contest(c, &ev->contest);
-    break;
-  case FT_EV_ROUND_END:
-    on_round_end(c, &ev->round_end);
-    break;
-  case FT_EV_FINAL:
-    on_final(c, &ev->final);
-    break;
-  case FT_EV_ROUND:
-  case FT_EV_END:
-    break;
-  }
-}
+static const ftr__emitter json_emitter = {
+    .players = on_players,
+    .genies = on_genies,
+    .layout = on_layout,
+    .flight = on_flight,
+    .contest = on_contest,
+    .round_end = on_round_end,
+    .final = on_final,
+};
 
 tp_status ftr__score_json(ft_transcript *t, const char *name, char **out,
                           tp_error *err) {
   json_ctx c;
   memset(&c, 0, sizeof c);
   c.root = cJSON_CreateObject();
-  ft_event *ev = malloc(sizeof *ev);
   tp_status st =
-      c.root && ev ? TP_OK : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-  if (st == TP_OK) cJSON_AddStringToObject(c.root, "file", name);
-  while (st == TP_OK) {
-    st = ft_transcript_next(t, ev, err);
-    if (st != TP_OK || ev->kind == FT_EV_END) break;
-    c.game = ft_transcript_game(t);
-    on_event(&c, ev);
+      c.root ? TP_OK : tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+  if (st == TP_OK) {
+    cJSON_AddStringToObject(c.root, "file", name);
+    st = ftr__walk(t, &json_emitter, &c, &c.game, err);
   }
   const ft_game *g = ft_transcript_game(t);
   if (st == TP_OK) {
@@ -223,7 +207,6 @@ tp_status ftr__score_json(ft_transcript *t, const char *name, char **out,
       st = tp_error_set(err, TP_ERR_NOMEM, "out of memory");
     cJSON_free(text);
   }
-  free(ev);
   cJSON_Delete(c.root);
   return st;
 }
