@@ -569,18 +569,22 @@ tp_status ft_answer_genies(const ft_players *players, const char *line,
   return st == TP_OK ? parse_genies(players, &tk, 1, hands, err) : st;
 }
 
-tp_status ft_answer_reveal(const ft_players *players, const char *line,
-                           int genies[FT_MAX_PLAYERS], tp_error *err) {
+/* `word NAME=N NAME=N ...`: the reveal and lamps answers. */
+static tp_status answer_values(const ft_players *players, const char *line,
+                               const char *word, int values[FT_MAX_PLAYERS],
+                               tp_error *err) {
   char copy[LINE_MAX_CHARS + 1];
   tokens tk;
-  tp_status st = answer_tokens(line, "reveal", copy, sizeof copy, &tk, err);
-  return st == TP_OK ? parse_player_values(players, &tk, 1, genies, err) : st;
+  tp_status st = answer_tokens(line, word, copy, sizeof copy, &tk, err);
+  return st == TP_OK ? parse_player_values(players, &tk, 1, values, err) : st;
+}
+
+tp_status ft_answer_reveal(const ft_players *players, const char *line,
+                           int genies[FT_MAX_PLAYERS], tp_error *err) {
+  return answer_values(players, line, "reveal", genies, err);
 }
 
 tp_status ft_answer_lamps(const ft_players *players, const char *line,
                           int lamps[FT_MAX_PLAYERS], tp_error *err) {
-  char copy[LINE_MAX_CHARS + 1];
-  tokens tk;
-  tp_status st = answer_tokens(line, "lamps", copy, sizeof copy, &tk, err);
-  return st == TP_OK ? parse_player_values(players, &tk, 1, lamps, err) : st;
+  return answer_values(players, line, "lamps", lamps, err);
 }

@@ -29,50 +29,23 @@ static bool parse_int(const char *s, int lo, int hi, int *out) {
   return true;
 }
 
-/* "name=value" with the name a player of the game. */
-static tp_status player_word(wch *w, char *word, char **value, int *player,
-                             tp_error *err) {
-  char *eq = strchr(word, '=');
-  if (!eq)
-    return tp_error_set(err, TP_ERR_INVALID,
-                        "'%.40s' is not NAME=VALUE", word);
-  *eq = '\0';
-  *value = eq + 1;
-  *player = ft_players_by_name(&w->players, word);
-  if (*player < 0)
-    return tp_error_set(err, TP_ERR_INVALID, "'%.40s' is not a player of "
-                        "this game", word);
-  return TP_OK;
+/* The answer lines are the transcript's (spec section 6): rules/ft parses
+ * them. `rest` comes without its first word (the terminal and the
+ * corrections leave it out), so it is put back in front. NULL (which
+ * rules/ft reports as too long) rather than a cut line. */
+static const char *answer_line(const char *word, const char *rest, char *buf,
+                               size_t cap) {
+  int n = snprintf(buf, cap, "%s %s", word, rest);
+  return n >= 0 && (size_t)n < cap ? buf : NULL;
 }
 
 tp_status wch__answer_genies(wch *w, char *rest, tp_error *err) {
-  char *words[MAX_WORDS];
-  int n = split_words(rest, words);
+  char buf[ANSWER_MAX + 16];
   ft_hand hands[FT_MAX_PLAYERS];
-  bool given[FT_MAX_PLAYERS] = {false};
-  memset(hands, 0, sizeof hands);
-  for (int i = 0; i < n; i++) {
-    char *value;
-    int p;
-    tp_status st = player_word(w, words[i], &value, &p, err);
-    if (st != TP_OK) return st;
-    if (given[p])
-      return tp_error_set(err, TP_ERR_INVALID, "%s is named twice",
-                          w->players.players[p].name);
-    given[p] = true;
-    for (char *tok = strtok(value, ","); tok; tok = strtok(NULL, ",")) {
-      if (hands[p].n == FT_MAX_GENIES || !parse_int(tok, 1, 99,
-                                                    &hands[p].values[hands[p].n]))
-        return tp_error_set(err, TP_ERR_INVALID, "'%.20s' is not a genie "
-                            "(1..99) of %s", tok, w->players.players[p].name);
-      hands[p].n++;
-    }
-  }
-  for (int p = 0; p < w->players.n_players; p++)
-    if (!given[p])
-      return tp_error_set(err, TP_ERR_INVALID, "no genies for %s",
-                          w->players.players[p].name);
-  tp_status st = ft_game_set_genies(w->game, hands, err);
+  const char *answer = answer_line("genies", rest, buf, sizeof buf);
+  tp_status st = ft_answer_genies(&w->players, answer, hands, err);
+  if (st != TP_OK) return st;
+  st = ft_game_set_genies(w->game, hands, err);
   if (st != TP_OK) return st;
   char line[512];
   ft_transcript_write_genies(line, sizeof line, &w->players, hands);
@@ -88,28 +61,18 @@ tp_status wch__answer_reveal(wch *w, char *rest, tp_error *err) {
   ft_game_contest c;
   if (!ft_game_next_contest(w->game, &c))
     return tp_error_set(err, TP_ERR_INVALID, "no genie contest is waiting");
-  char *words[MAX_WORDS];
-  int n = split_words(rest, words);
-  int genies[FT_MAX_PLAYERS] = {0};
-  for (int i = 0; i < n; i++) {
-    char *value;
-    int p;
-    tp_status st = player_word(w, words[i], &value, &p, err);
-    if (st != TP_OK) return st;
-    if (genies[p])
-      return tp_error_set(err, TP_ERR_INVALID, "%s is named twice",
-                          w->players.players[p].name);
-    if (!parse_int(value, 1, 99, &genies[p]))
-      return tp_error_set(err, TP_ERR_INVALID, "'%.20s' is not a genie "
-                          "(1..99)", value);
-  }
+  char buf[ANSWER_MAX + 16];
+  int genies[FT_MAX_PLAYERS];
+  const char *answer = answer_line("reveal", rest, buf, sizeof buf);
+  tp_status st = ft_answer_reveal(&w->players, answer, genies, err);
+  if (st != TP_OK) return st;
   for (int q = 0; q < c.n_players; q++)
     if (!genies[c.players[q]])
       return tp_error_set(err, TP_ERR_INVALID, "no genie for %s, who is in "
                           "the contest for card %d",
                           w->players.players[c.players[q]].name, c.card);
   ft_contest_result r;
-  tp_status st = ft_game_reveal(w->game, c.card, genies, &r, err);
+  st = ft_game_reveal(w->game, c.card, genies, &r, err);
   if (st != TP_OK) return st;
   if (w->n_results >= 0 && w->n_results < FT_MAX_CARDS)
     w->results[w->n_results++] = r;
@@ -135,25 +98,13 @@ tp_status wch__answer_reveal(wch *w, char *rest, tp_error *err) {
 }
 
 tp_status wch__answer_lamps(wch *w, char *rest, tp_error *err) {
-  char *words[MAX_WORDS];
-  int n = split_words(rest, words);
-  int lamps[FT_MAX_PLAYERS] = {0};
-  bool given[FT_MAX_PLAYERS] = {false};
-  for (int i = 0; i < n; i++) {
-    char *value;
-    int p;
-    tp_status st = player_word(w, words[i], &value, &p, err);
-    if (st != TP_OK) return st;
-    if (given[p])
-      return tp_error_set(err, TP_ERR_INVALID, "%s is named twice",
-                          w->players.players[p].name);
-    given[p] = true;
-    if (!parse_int(value, 0, FT_DECK_SIZE, &lamps[p]))
-      return tp_error_set(err, TP_ERR_INVALID, "'%.20s' is not a number of "
-                          "lamps", value);
-  }
+  char buf[ANSWER_MAX + 16];
+  int lamps[FT_MAX_PLAYERS];
+  const char *answer = answer_line("lamps", rest, buf, sizeof buf);
+  tp_status st = ft_answer_lamps(&w->players, answer, lamps, err);
+  if (st != TP_OK) return st;
   ft_round_report r;
-  tp_status st = ft_game_round_end(w->game, lamps, &r, err);
+  st = ft_game_round_end(w->game, lamps, &r, err);
   if (st != TP_OK) return st;
   w->have_flight = false; /* too late to correct the last flight */
   for (int k = 0; k < r.n_leftovers; k++) wch__ref_to_ghost(w, r.leftovers[k], -1);
