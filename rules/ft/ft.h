@@ -476,8 +476,9 @@ size_t ft_transcript_write_lamps(char *buf, size_t cap,
  *     genies anna=8,1 ben=7,2 cleo=6,3 dirk=5,4
  *     reveal anna=7 ben=3
  *     lamps anna=1 ben=0 cleo=0 dirk=0
- * The line must start with the word; names must be players (genies: each
- * once; reveal/lamps: players left out get 0). Only the syntax is checked
+ * The word may be left out (`anna=7 ben=3`); a first word without '=' must
+ * be it. Names must be players (genies: each once; reveal/lamps: players
+ * left out get 0). Only the syntax is checked
  * here (message without a line number: the caller adds it); the game
  * checks the values: ft_game_set_genies, ft_game_reveal (the card is
  * ft_game_next_contest's), ft_game_round_end. */

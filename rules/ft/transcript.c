@@ -546,18 +546,22 @@ size_t ft_transcript_write_lamps(char *buf, size_t cap,
 
 /* ---- answers (spec section 6) ---- */
 
-/* Tokenizes a copy of `line` and checks its first word. */
+/* Tokenizes a copy of `line`; *first is the first NAME=VALUE word. The
+ * answer's own word may be left out (`anna=7 ben=3` on the terminal), but
+ * a first word without '=' must be it. */
 static tp_status answer_tokens(const char *line, const char *word, char *copy,
-                               size_t cap, tokens *tk, tp_error *err) {
+                               size_t cap, tokens *tk, int *first,
+                               tp_error *err) {
   if (!line || strlen(line) >= cap)
     return tp_error_set(err, TP_ERR_FORMAT, "answer line too long or missing");
   strcpy(copy, line);
   char *nl = strchr(copy, '\n');
   if (nl) *nl = '\0';
   tokenize(copy, tk);
-  if (tk->n == 0 || strcmp(tk->tok[0], word))
+  *first = tk->n > 0 && !strchr(tk->tok[0], '=');
+  if (*first && strcmp(tk->tok[0], word))
     return tp_error_set(err, TP_ERR_FORMAT, "expected a '%s' line, got '%.40s'",
-                        word, tk->n ? tk->tok[0] : "");
+                        word, tk->tok[0]);
   return TP_OK;
 }
 
@@ -565,8 +569,10 @@ tp_status ft_answer_genies(const ft_players *players, const char *line,
                            ft_hand hands[FT_MAX_PLAYERS], tp_error *err) {
   char copy[LINE_MAX_CHARS + 1];
   tokens tk;
-  tp_status st = answer_tokens(line, "genies", copy, sizeof copy, &tk, err);
-  return st == TP_OK ? parse_genies(players, &tk, 1, hands, err) : st;
+  int first;
+  tp_status st =
+      answer_tokens(line, "genies", copy, sizeof copy, &tk, &first, err);
+  return st == TP_OK ? parse_genies(players, &tk, first, hands, err) : st;
 }
 
 /* `word NAME=N NAME=N ...`: the reveal and lamps answers. */
@@ -575,8 +581,10 @@ static tp_status answer_values(const ft_players *players, const char *line,
                                tp_error *err) {
   char copy[LINE_MAX_CHARS + 1];
   tokens tk;
-  tp_status st = answer_tokens(line, word, copy, sizeof copy, &tk, err);
-  return st == TP_OK ? parse_player_values(players, &tk, 1, values, err) : st;
+  int first;
+  tp_status st = answer_tokens(line, word, copy, sizeof copy, &tk, &first, err);
+  return st == TP_OK ? parse_player_values(players, &tk, first, values, err)
+                     : st;
 }
 
 tp_status ft_answer_reveal(const ft_players *players, const char *line,

@@ -299,6 +299,19 @@ static void test_answers(void **state) {
   assert_non_null(strstr(err.text, "genies of dirk missing"));
   assert_int_not_equal(ft_answer_reveal(&p, "reveal anna=x", v, &err), TP_OK);
   assert_int_not_equal(ft_answer_lamps(&p, NULL, v, &err), TP_OK);
+  /* the word may be left out (the terminal); a wrong one may not */
+  assert_int_equal(ft_answer_reveal(&p, "  ben=4 anna=2", v, &err), TP_OK);
+  assert_int_equal(v[0], 2);
+  assert_int_equal(v[1], 4);
+  assert_int_equal(
+      ft_answer_genies(&p, "anna=8,1 ben=7,2 cleo=6,3 dirk=5,4", hands, &err),
+      TP_OK);
+  assert_int_equal(hands[2].values[0], 6);
+  assert_int_not_equal(ft_answer_genies(&p, "reveal anna=8", hands, &err),
+                       TP_OK);
+  assert_non_null(strstr(err.text, "expected a 'genies' line, got 'reveal'"));
+  assert_int_not_equal(ft_answer_genies(&p, "", hands, &err), TP_OK);
+  assert_int_not_equal(ft_answer_genies(&p, "anna", hands, &err), TP_OK);
 }
 
 static uint32_t next_rand(uint32_t *s) {

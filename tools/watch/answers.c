@@ -29,20 +29,11 @@ static bool parse_int(const char *s, int lo, int hi, int *out) {
   return true;
 }
 
-/* The answer lines are the transcript's (spec section 6): rules/ft parses
- * them. `rest` comes without its first word (the terminal and the
- * corrections leave it out), so it is put back in front. NULL (which
- * rules/ft reports as too long) rather than a cut line. */
-static const char *answer_line(const char *word, const char *rest, char *buf,
-                               size_t cap) {
-  int n = snprintf(buf, cap, "%s %s", word, rest);
-  return n >= 0 && (size_t)n < cap ? buf : NULL;
-}
+/* The answer lines are the transcript's (spec section 6): rules/ft
+ * parses them, with or without their first word. */
 
-tp_status wch__answer_genies(wch *w, char *rest, tp_error *err) {
-  char buf[ANSWER_MAX + 16];
+tp_status wch__answer_genies(wch *w, char *answer, tp_error *err) {
   ft_hand hands[FT_MAX_PLAYERS];
-  const char *answer = answer_line("genies", rest, buf, sizeof buf);
   tp_status st = ft_answer_genies(&w->players, answer, hands, err);
   if (st != TP_OK) return st;
   st = ft_game_set_genies(w->game, hands, err);
@@ -57,13 +48,11 @@ tp_status wch__answer_genies(wch *w, char *rest, tp_error *err) {
   return TP_OK;
 }
 
-tp_status wch__answer_reveal(wch *w, char *rest, tp_error *err) {
+tp_status wch__answer_reveal(wch *w, char *answer, tp_error *err) {
   ft_game_contest c;
   if (!ft_game_next_contest(w->game, &c))
     return tp_error_set(err, TP_ERR_INVALID, "no genie contest is waiting");
-  char buf[ANSWER_MAX + 16];
   int genies[FT_MAX_PLAYERS];
-  const char *answer = answer_line("reveal", rest, buf, sizeof buf);
   tp_status st = ft_answer_reveal(&w->players, answer, genies, err);
   if (st != TP_OK) return st;
   for (int q = 0; q < c.n_players; q++)
@@ -97,10 +86,8 @@ tp_status wch__answer_reveal(wch *w, char *rest, tp_error *err) {
   return TP_OK;
 }
 
-tp_status wch__answer_lamps(wch *w, char *rest, tp_error *err) {
-  char buf[ANSWER_MAX + 16];
+tp_status wch__answer_lamps(wch *w, char *answer, tp_error *err) {
   int lamps[FT_MAX_PLAYERS];
-  const char *answer = answer_line("lamps", rest, buf, sizeof buf);
   tp_status st = ft_answer_lamps(&w->players, answer, lamps, err);
   if (st != TP_OK) return st;
   ft_round_report r;
@@ -153,10 +140,6 @@ bool wch_question_pending(const wch *w, wch_question *q) {
   return false;
 }
 
-static const char *question_word(wch_question_kind k) {
-  return k == WCH_Q_GENIES ? "genies" : k == WCH_Q_REVEAL ? "reveal" : "lamps";
-}
-
 tp_status wch_answer(wch *w, const char *line, tp_error *err) {
   wch_question q;
   if (!wch_question_pending(w, &q))
@@ -168,24 +151,14 @@ tp_status wch_answer(wch *w, const char *line, tp_error *err) {
     return tp_error_set(err, TP_ERR_INVALID, "longer than %d characters",
                         ANSWER_MAX);
   memcpy(buf, line, n + 1);
-  char *rest = buf;
-  while (isspace((unsigned char)*rest)) rest++;
-  const char *want = question_word(q.kind);
-  size_t word = strcspn(rest, " \t");
-  if (word && !memchr(rest, '=', word)) { /* a first word: must be ours */
-    if (word != strlen(want) || strncmp(rest, want, word))
-      return tp_error_set(err, TP_ERR_INVALID, "expected a '%s' line, not "
-                          "'%.*s'", want, (int)(word > 20 ? 20 : word), rest);
-    rest += word;
-  }
   tp_status st;
   w->answers_used++; /* written with the answer's transcript line */
   if (q.kind == WCH_Q_GENIES)
-    st = wch__answer_genies(w, rest, err);
+    st = wch__answer_genies(w, buf, err);
   else if (q.kind == WCH_Q_REVEAL)
-    st = wch__answer_reveal(w, rest, err);
+    st = wch__answer_reveal(w, buf, err);
   else
-    st = wch__answer_lamps(w, rest, err);
+    st = wch__answer_lamps(w, buf, err);
   if (st != TP_OK) {
     w->answers_used--;
     return st;
