@@ -181,6 +181,13 @@ static int load_deck(const options *o, rnd_deck **deck) {
   return 0;
 }
 
+/* Frees what the render jobs draw with (any of it may be NULL). */
+static void free_job(rnd_renderer *r, marker_source *ms, rnd_deck *deck) {
+  rnd_renderer_destroy(r);
+  cvw_dict_destroy(ms->dict);
+  rnd_deck_destroy(deck);
+}
+
 static char *truth_path(const char *out) {
   size_t n = strlen(out);
   const char *dot = strrchr(out, '.');
@@ -269,10 +276,8 @@ done:
   free(tpath);
   free(truth);
   tp_image_free(&img);
-  rnd_renderer_destroy(r);
-  cvw_dict_destroy(ms.dict);
   free(scene);
-  rnd_deck_destroy(deck);
+  free_job(r, &ms, deck);
   return rc;
 }
 
@@ -326,10 +331,8 @@ static int bench(const options *o) {
     tp_image_free(&img);
   }
 done:
-  rnd_renderer_destroy(r);
-  cvw_dict_destroy(ms.dict);
   free(scene);
-  rnd_deck_destroy(deck);
+  free_job(r, &ms, deck);
   return rc;
 }
 
@@ -356,9 +359,7 @@ static int game(const options *o) {
       printf("%s: %d frames, %d rounds, %d flights (%.1f s); transcript.txt, answers.txt, frames.txt\n",
              o->scene_path, stats.frames, stats.rounds, stats.flights, stats.ms / 1000);
   }
-  rnd_renderer_destroy(r);
-  cvw_dict_destroy(ms.dict);
-  rnd_deck_destroy(deck);
+  free_job(r, &ms, deck);
   return rc;
 }
 
