@@ -59,4 +59,16 @@ void cal__release_text_caches(void);
  * y down), for a side of `side` mm. */
 void cal__square(double side, double out[4][2]);
 
+/* ---- libapriltag backend (cal_apriltag.c) ---- */
+typedef struct cal__april cal__april;
+/* True for the dictionaries libapriltag knows (APRILTAG_16h5 .. 36h11). */
+bool cal__april_supports(const cvw_dict *dict);
+tp_status cal__april_create(const cvw_dict *dict, const cal_detector_params *p,
+                            cal__april **out, tp_error *err);
+void cal__april_destroy(cal__april *a);
+/* Markers as cvw_detect_markers reports them, unsorted; *found may exceed
+ * cap (only cap written). */
+tp_status cal__april_detect(cal__april *a, const tp_image *img, cvw_marker *out,
+                            size_t cap, size_t *found, tp_error *err);
+
 #endif

@@ -9,7 +9,7 @@
 struct cal_session {
   cal_options opt;
   cvw_dict *dict;
-  cvw_detector *detector;
+  cal_detector *detector;
   int width, height;
   int frames;
   cal__obs *obs;
@@ -31,6 +31,7 @@ void cal_options_default(cal_options *opt) {
   for (int i = 0; i < 4; i++) opt->frame_ids[i] = i;
   opt->use_other_markers = false;
   opt->radial_terms = 2;
+  opt->backend = CAL_BACKEND_AUTO;
 }
 
 static bool lens_valid(const cal_lens *l) {
@@ -59,6 +60,9 @@ tp_status cal_options_check(const cal_options *opt, tp_error *err) {
         return tp_error_set(err, TP_ERR_INVALID, "marker id %d is listed twice",
                             opt->frame_ids[i]);
   }
+  if (opt->backend < CAL_BACKEND_AUTO || opt->backend > CAL_BACKEND_APRILTAG)
+    return tp_error_set(err, TP_ERR_INVALID, "marker detector backend %d is unknown",
+                        (int)opt->backend);
   if (opt->radial_terms < 0 || opt->radial_terms > 2)
     return tp_error_set(err, TP_ERR_INVALID, "radial terms %d is not 0, 1 or 2",
                         opt->radial_terms);
@@ -75,7 +79,10 @@ tp_status cal_session_create(const cal_options *opt, cal_session **out, tp_error
   if (!s) return tp_error_set(err, TP_ERR_NOMEM, "calibration: out of memory");
   s->opt = *opt;
   st = cvw_dict_create(opt->dict, &s->dict, err);
-  if (st == TP_OK) st = cvw_detector_create(s->dict, NULL, &s->detector, err);
+  cal_detector_params dp;
+  cal_detector_params_default(&dp);
+  dp.backend = opt->backend;
+  if (st == TP_OK) st = cal_detector_create(s->dict, &dp, &s->detector, err);
   if (st != TP_OK) {
     cal_session_destroy(s);
     return st;
@@ -86,7 +93,7 @@ tp_status cal_session_create(const cal_options *opt, cal_session **out, tp_error
 
 void cal_session_destroy(cal_session *s) {
   if (!s) return;
-  cvw_detector_destroy(s->detector);
+  cal_detector_destroy(s->detector);
   cvw_dict_destroy(s->dict);
   free(s->obs);
   free(s);
@@ -198,7 +205,7 @@ tp_status cal_session_add_frame(cal_session *s, const tp_image *frame, const cha
   cvw_marker m[CAL_MAX_MARKERS];
   size_t found = 0;
   if (seen) *seen = 0;
-  tp_status st = cvw_detect_markers(s->detector, frame, m, CAL_MAX_MARKERS, &found, err);
+  tp_status st = cal_detect_markers(s->detector, frame, m, CAL_MAX_MARKERS, &found, err);
   if (st != TP_OK) return st;
   if (found > CAL_MAX_MARKERS) found = CAL_MAX_MARKERS;
   if (seen) *seen = found;

@@ -55,6 +55,70 @@ typedef struct {
 void cal_lens_distort(const cal_lens *lens, const double ideal[2], double px[2]);
 void cal_lens_undistort(const cal_lens *lens, const double px[2], double ideal[2]);
 
+/* ---- marker detection: OpenCV's ArUco detector or libapriltag ----------- */
+
+/* Which library finds the markers. libapriltag (Debian's AprilTag 3) finds
+ * small AprilTag markers far more often than OpenCV's ArUco detector; for
+ * the AprilTag dictionaries AUTO uses it (numbers: docs/calibration.md).
+ * Every other dictionary is OpenCV's only. */
+typedef enum {
+  CAL_BACKEND_AUTO = 0, /* libapriltag for APRILTAG_*, OpenCV otherwise */
+  CAL_BACKEND_OPENCV,   /* OpenCV's ArUco detector (cvw), any dictionary */
+  CAL_BACKEND_APRILTAG  /* libapriltag; APRILTAG_* dictionaries only */
+} cal_backend;
+
+/* "auto", "opencv", "apriltag". */
+const char *cal_backend_name(cal_backend backend);
+/* Parses one of those names; false for anything else. */
+bool cal_backend_parse(const char *text, cal_backend *backend);
+
+/* Detector tunables for both backends; start from
+ * cal_detector_params_default(). */
+typedef struct {
+  cal_backend backend;
+  /* OpenCV's ArUco detector (also the fallback: see cal_detect_markers). */
+  cvw_detector_params opencv;
+  /* libapriltag: quads are looked for on the image shrunk by this factor
+   * (1..4): 2 is ~10x faster on noisy 1920x1080 frames but misses tags
+   * under ~20 px. 0: 1 on images up to 1280 px wide (where markers are
+   * small), 2 on larger ones (as OpenCV's 2x pass, cvw_detector_params). */
+  double april_decimate;
+  /* Gaussian blur (sigma, px) before the quad search: helps on very noisy
+   * images, costs small tags. */
+  double april_sigma;
+  /* libapriltag's own edge snapping, which pulls decimated quads back onto
+   * the strongest gradient. Applied only when decimating: at full
+   * resolution it loses small noisy tags (12 px, noise 10: 5 of 16 found
+   * instead of 10; marker_bench). */
+  bool april_refine_edges;
+  /* Then teppich's edge-line fit (cvw_marker_refine_edges), the refinement
+   * the OpenCV path uses: corners a few hundredths of a pixel from the
+   * truth on sharp markers. */
+  bool april_teppich_edges;
+  /* Bits corrected per tag: -1 chooses as OpenCV does (16h5: 1, the
+   * others 2); more finds damaged tags, admits more false ones. */
+  int april_max_bits;
+} cal_detector_params;
+
+void cal_detector_params_default(cal_detector_params *p);
+
+/* A marker detector for one dictionary. params NULL: the defaults. */
+typedef struct cal_detector cal_detector;
+tp_status cal_detector_create(const cvw_dict *dict,
+                              const cal_detector_params *params,
+                              cal_detector **out, tp_error *err);
+void cal_detector_destroy(cal_detector *det);
+/* The backend actually used (never AUTO). */
+cal_backend cal_detector_backend(const cal_detector *det);
+
+/* As cvw_detect_markers: same marker struct, corner order and pixel
+ * convention, sorted by id, *found may exceed cap. With AUTO, markers that
+ * libapriltag misses but OpenCV finds are added (the fallback), so AUTO
+ * never finds fewer than OpenCV alone. */
+tp_status cal_detect_markers(cal_detector *det, const tp_image *img,
+                             cvw_marker *out, size_t cap, size_t *found,
+                             tp_error *err);
+
 /* ---- options ----------------------------------------------------------- */
 
 typedef struct {
@@ -72,6 +136,8 @@ typedef struct {
   /* Without a lens model: radial distortion terms (0..2) to estimate from
    * the markers themselves (needs 3+ markers). */
   int radial_terms;
+  /* Marker detector backend (default AUTO). */
+  cal_backend backend;
 } cal_options;
 
 void cal_options_default(cal_options *opt);

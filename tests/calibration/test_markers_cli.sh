@@ -42,6 +42,35 @@ expect_one_line_err
 expect_exit 2 "$TEPPICH" markers detect "$T/sheet.png" --dict NOPE
 expect_one_line_err
 
+# AprilTag: libapriltag (auto, apriltag) and OpenCV (opencv) report the same
+# ids and corners within 1 px, also for 8 mm tags (~16 px) on a 50 dpi sheet.
+for size in 40 8; do
+  expect_exit 0 "$TEPPICH" markers sheet --out "$T/tags$size.png" --dict APRILTAG_36h11 \
+    --ids 0-7 --size-mm "$size" --dpi 50
+  for b in opencv apriltag auto; do
+    expect_exit 0 "$TEPPICH" markers detect "$T/tags$size.png" --dict APRILTAG_36h11 \
+      --backend "$b" --json
+    cp "$T/out" "$T/tags$size-$b.json"
+  done
+  n=$(grep -c '"corners_px"' "$T/tags$size-apriltag.json")
+  [ "$n" = 8 ] || fail "libapriltag found $n of 8 tags of $size mm"
+  for b in apriltag auto; do
+    ids_cv=$(grep -o '"id": [0-9]*' "$T/tags$size-opencv.json" | tr '\n' ' ')
+    ids_at=$(grep -o '"id": [0-9]*' "$T/tags$size-$b.json" | tr '\n' ' ')
+    [ "$ids_cv" = "$ids_at" ] || fail "$b ids '$ids_at' differ from opencv's '$ids_cv'"
+    worst=$(paste <(grep -Eo '[0-9]+\.[0-9]+' "$T/tags$size-opencv.json") \
+                  <(grep -Eo '[0-9]+\.[0-9]+' "$T/tags$size-$b.json") |
+            awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d } END { print m + 0 }')
+    awk -v w="$worst" 'BEGIN { exit !(w < 1) }' || fail "$b corners $worst px from opencv's"
+  done
+done
+expect_exit 2 "$TEPPICH" markers detect "$T/tags40.png" --dict APRILTAG_36h11 --backend quick
+expect_err "auto, opencv or apriltag"
+expect_one_line_err
+expect_exit 2 "$TEPPICH" markers detect "$T/sheet.png" --backend apriltag
+expect_err "APRILTAG_"
+expect_one_line_err
+
 # Unreadable input: exit 2, one line naming the file.
 echo "not an image" >"$T/text.png"
 expect_exit 2 "$TEPPICH" markers detect "$T/text.png"

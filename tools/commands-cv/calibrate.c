@@ -30,6 +30,8 @@ static const char usage[] =
     "  --annotate OUT    draw markers, axes and a 10 cm grid onto the photo (.png/.jpg)\n"
     "  --marker-mm MM    printed side of the black square (default 40)\n"
     "  --dict NAME       marker dictionary (default 4X4_50)\n"
+    "  --backend B       marker detector: auto (default: libapriltag for APRILTAG_*,\n"
+    "                    OpenCV for the others), opencv or apriltag\n"
     "  --ids A,B,C,D     the four frame markers (default 0,1,2,3)\n"
     "  --lens FILE       lens model from `teppich calibrate lens` (else the lens\n"
     "                    distortion is estimated from the markers)\n"
@@ -252,6 +254,9 @@ static int parse_table_args(int argc, char **argv, table_args *a) {
                            "black square)", argv[i]);
     } else if (!strcmp(arg, "--dict")) {
       snprintf(a->opt.dict, sizeof a->opt.dict, "%s", argv[++i]);
+    } else if (!strcmp(arg, "--backend")) {
+      if (!cal_backend_parse(argv[++i], &a->opt.backend))
+        return cli_fail(2, "--backend '%s': use auto, opencv or apriltag", argv[i]);
     } else if (!strcmp(arg, "--ids")) {
       int ids[5], n;
       if (!cal_parse_ids(argv[++i], ids, &n, 5) || n != 4)

@@ -175,6 +175,13 @@ tp_status cvw_detect_markers(cvw_detector *det, const tp_image *img,
                              cvw_marker *out, size_t cap, size_t *found,
                              tp_error *err);
 
+/* teppich's edge refinement (CVW_REFINE_EDGES) on corners found by any
+ * detector (libapriltag in calibration/): corners clockwise in the image
+ * (TL TR BR BL of the marker), refined in place in a gray image; `cells` is
+ * the marker's side in cells (bits + 2). False (corners untouched) when an
+ * edge is not clear. */
+bool cvw_marker_refine_edges(const tp_image *gray, int cells, double corners[4][2]);
+
 /* ======================================================================
  * 2b. ChArUco boards and lens calibration (cvw_charuco.cpp)
  * ====================================================================== */

@@ -1,6 +1,8 @@
 /* cvw internal: corner refinement by edge-line fitting (cvw_refine.h). */
 #include "cvw_refine.h"
 
+#include "cvw.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -143,4 +145,10 @@ bool cvw__refine_edges(const uint8_t *gray, int width, int height, size_t stride
   }
   memcpy(corners, out, sizeof out);
   return true;
+}
+
+bool cvw_marker_refine_edges(const tp_image *gray, int cells, double corners[4][2]) {
+  if (!gray || !gray->data || gray->channels != 1 || !corners) return false;
+  return cvw__refine_edges(gray->data, gray->width, gray->height, (size_t)gray->stride, cells,
+                           corners);
 }
