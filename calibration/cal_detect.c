@@ -146,7 +146,7 @@ tp_status cal_detect_markers(cal_detector *det, const tp_image *img, cvw_marker 
   tp_status st = detect_april(det, img, &n, err);
   if (st == TP_OK && det->fallback) st = add_opencv_misses(det, img, &n, err);
   if (st != TP_OK) return st;
-  qsort(det->scratch, n, sizeof *det->scratch, by_id_then_position);
+  if (n > 1) qsort(det->scratch, n, sizeof *det->scratch, by_id_then_position);
   if (n && cap) memcpy(out, det->scratch, (cap < n ? cap : n) * sizeof *out);
   *found = n;
   return TP_OK;
