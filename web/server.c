@@ -30,19 +30,26 @@ enum {
 
 static void free_nothing(void *p) { (void)p; }
 
+/* Who owns a response body: static page data is sent as is, a caller's
+ * temporary is copied, and a malloc'ed copy is handed over to the
+ * response, which frees it once sent. */
+typedef enum { BODY_STATIC, BODY_COPY, BODY_HANDED_OVER } body_owner;
+
 static enum MHD_Result send_bytes(web_server *s, struct MHD_Connection *c,
                                   unsigned status, const char *type,
-                                  const void *data, size_t len, bool copy) {
+                                  const void *data, size_t len,
+                                  body_owner owner) {
   void *body = (void *)data;
-  if (copy) {
+  if (owner == BODY_COPY) {
     body = malloc(len ? len : 1);
     if (!body) return MHD_NO;
     memcpy(body, data, len);
   }
+  bool owned = owner != BODY_STATIC;
   struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback(
-      len, body, copy ? free : free_nothing);
+      len, body, owned ? free : free_nothing);
   if (!r) {
-    if (copy) free(body);
+    if (owned) free(body);
     return MHD_NO;
   }
   MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
@@ -67,51 +74,27 @@ static enum MHD_Result send_text(web_server *s, struct MHD_Connection *c,
   if (n < 0) n = 0;
   if ((size_t)n >= sizeof line) n = (int)sizeof line - 1;
   return send_bytes(s, c, status, "text/plain; charset=utf-8", line,
-                    (size_t)n, true);
+                    (size_t)n, BODY_COPY);
 }
 
 /* ---- routes ---- */
 
-static enum MHD_Result get_state(web_server *s, struct MHD_Connection *c) {
+/* Sends what the game published last, copied under the lock so that a
+ * publish during the send cannot tear it. */
+static enum MHD_Result send_published(web_server *s, struct MHD_Connection *c,
+                                      bool frame) {
   pthread_mutex_lock(&s->mu);
-  char *copy = NULL;
-  size_t len = s->state_len;
-  if (s->state && (copy = malloc(len))) memcpy(copy, s->state, len);
-  bool none = s->state == NULL;
+  const void *data = frame ? (const void *)s->frame : (const void *)s->state;
+  size_t len = frame ? s->frame_len : s->state_len;
+  void *copy = data ? malloc(len ? len : 1) : NULL;
+  if (copy) memcpy(copy, data, len);
   pthread_mutex_unlock(&s->mu);
-  if (none) return send_text(s, c, HTTP_UNAVAILABLE,
-                             "no game state yet");
+  if (!data)
+    return frame ? send_text(s, c, HTTP_NOT_FOUND, "no camera frame yet")
+                 : send_text(s, c, HTTP_UNAVAILABLE, "no game state yet");
   if (!copy) return MHD_NO;
-  enum MHD_Result r = send_bytes(s, c, HTTP_OK, "application/json", copy,
-                                 len, true);
-  free(copy);
-  return r;
-}
-
-static enum MHD_Result get_frame(web_server *s, struct MHD_Connection *c) {
-  pthread_mutex_lock(&s->mu);
-  uint8_t *copy = NULL;
-  size_t len = s->frame_len;
-  if (s->frame && (copy = malloc(len))) memcpy(copy, s->frame, len);
-  bool none = s->frame == NULL;
-  pthread_mutex_unlock(&s->mu);
-  if (none) return send_text(s, c, HTTP_NOT_FOUND, "no camera frame yet");
-  if (!copy) return MHD_NO;
-  /* the copy becomes the response body and is freed with it */
-  struct MHD_Response *r =
-      MHD_create_response_from_buffer_with_free_callback(len, copy, free);
-  if (!r) {
-    free(copy);
-    return MHD_NO;
-  }
-  MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "image/jpeg");
-  MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-  enum MHD_Result ok = MHD_queue_response(c, HTTP_OK, r);
-  MHD_destroy_response(r);
-  pthread_mutex_lock(&s->mu);
-  s->stats.requests++;
-  pthread_mutex_unlock(&s->mu);
-  return ok;
+  return send_bytes(s, c, HTTP_OK, frame ? "image/jpeg" : "application/json",
+                    copy, len, BODY_HANDED_OVER);
 }
 
 static enum MHD_Result get_events(web_server *s, struct MHD_Connection *c) {
@@ -163,14 +146,14 @@ static enum MHD_Result post_answer(web_server *s, struct MHD_Connection *c,
 
 static enum MHD_Result get_route(web_server *s, struct MHD_Connection *c,
                                  const char *url) {
-  if (!strcmp(url, "/state.json")) return get_state(s, c);
+  if (!strcmp(url, "/state.json")) return send_published(s, c, false);
   if (!strcmp(url, "/events")) return get_events(s, c);
-  if (!strcmp(url, "/frame.jpg")) return get_frame(s, c);
+  if (!strcmp(url, "/frame.jpg")) return send_published(s, c, true);
   const char *path = !strcmp(url, "/") ? "/index.html" : url;
   for (const web__file *f = web__page_files; f->path; f++)
     if (!strcmp(path, f->path))
       return send_bytes(s, c, HTTP_OK, f->content_type, f->data, f->len,
-                        false);
+                        BODY_STATIC);
   return send_text(s, c, HTTP_NOT_FOUND, "no such page");
 }
 
