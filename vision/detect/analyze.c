@@ -541,3 +541,21 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
   }
   return st;
 }
+
+/* ------------------------------------------- hooks for reference.c */
+
+const vis_settings *vis__analyzer_settings(const vis_analyzer *an) { return &an->s; }
+const vis_deck *vis__analyzer_deck(const vis_analyzer *an) { return an->deck; }
+const float *vis__analyzer_object_hist(const vis_analyzer *an) { return an->obj_hist; }
+
+const vis__template *vis__analyzer_templates(const vis_analyzer *an, int *n) {
+  *n = an->n_tpl;
+  return an->tpl;
+}
+
+tp_status vis__analyzer_rectify(const vis_analyzer *an, const tp_image *rgb,
+                                const vis_table_map *map, vis__table *t, tp_error *err) {
+  return rectify(an, rgb, map, t, err);
+}
+
+void vis__table_free(vis__table *t) { table_free(t); }

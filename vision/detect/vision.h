@@ -211,6 +211,45 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
                       const vis_table_map *map, vis_result *out,
                       tp_error *err);
 
+
+/* ------------------------------------------- analysis against a layout */
+
+/* What the layout cards looked like before any carpet flew (issue 8): a
+ * flight frame is then analysed knowing the cards, their types and poses;
+ * only the carpets and who lies on top are found, and on-top is decided
+ * by comparing the overlap's pixels with the card as it was at layout and
+ * with the carpet's deck face. */
+typedef struct vis_reference vis_reference;
+
+/* An empty reference (no cards yet). */
+tp_status vis_reference_create(vis_reference **out, tp_error *err);
+void vis_reference_destroy(vis_reference *ref); /* NULL-safe */
+
+/* Remembers these cards (type, rect in table mm) and what each looks like
+ * in this photo (its rectified patch). Call with the layout frame; later
+ * again with cards first seen later (a card dealt after the first carpet
+ * flew). Cards keep the index order they were added in. A card with type
+ * -1 or a rect outside the table image is an error naming it. */
+tp_status vis_reference_add_cards(vis_reference *ref, vis_analyzer *an,
+                                  const tp_image *rgb, const vis_table_map *map,
+                                  const vis_card *cards, int n, tp_error *err);
+int vis_reference_card_count(const vis_reference *ref); /* 0 for NULL */
+
+/* Forgets card i (taken away); indices of the others stay stable (the
+ * slot is marked empty). Out of range: nothing happens. */
+void vis_reference_remove_card(vis_reference *ref, int i);
+
+/* Analyses a photo of the same table, knowing the reference cards:
+ * out->cards has exactly vis_reference_card_count entries in reference
+ * order (a removed slot: type -1, visible_fraction 0, reason "removed"),
+ * each with the reference type, its rect (updated if the card was bumped
+ * or shifted: tracked), its visible fraction now; carpets and overlaps as
+ * in vis_analyze. Cards not in the reference that appear in the photo are
+ * NOT reported (the controller adds them through add_cards). */
+tp_status vis_analyze_with_reference(vis_analyzer *an, const vis_reference *ref,
+                                     const tp_image *rgb, const vis_table_map *map,
+                                     vis_result *out, tp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

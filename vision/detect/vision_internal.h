@@ -153,6 +153,22 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
 double vis__object_residual(const vis__table *t, const vis__template *tpl,
                             const vis__object *o, double x, double y);
 
+
+/* ---- analyze.c's stages, shared with reference.c ---- */
+
+/* The analyzer's settings, deck, deck-colour histogram and face templates
+ * (types, carpets and carpet backs, VIS__FACE_*). */
+const vis_settings *vis__analyzer_settings(const vis_analyzer *an);
+const vis_deck *vis__analyzer_deck(const vis_analyzer *an);
+const float *vis__analyzer_object_hist(const vis_analyzer *an);
+const vis__template *vis__analyzer_templates(const vis_analyzer *an, int *n);
+/* The rectified table of the map's area (rgb, lab, smooth; object
+ * allocated but not filled), as vis_analyze makes it. */
+tp_status vis__analyzer_rectify(const vis_analyzer *an, const tp_image *rgb,
+                                const vis_table_map *map, vis__table *t,
+                                tp_error *err);
+void vis__table_free(vis__table *t);
+
 /* ---- 3x3 helpers (mat3.c) ---- */
 void vis__mat3_mul(const double a[9], const double b[9], double out[9]);
 bool vis__mat3_inv(const double m[9], double out[9]);

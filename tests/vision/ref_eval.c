@@ -1,0 +1,231 @@
+/* vt_ref_eval: flights analysed against the layout reference versus plain
+ * vis_analyze, on rendered scenes (a benchmark and accuracy measurement,
+ * never a test: nothing is asserted).
+ *
+ *     vt_ref_eval [--seed N] [--count N] [--difficulty easy|normal|hard|all]
+ *                 [--layout-analysis] [--verbose]
+ *
+ * Per seed: the random scene of tools/render (a layout with carpets thrown
+ * on it) is the flight frame; the same scene without carpets is the layout
+ * frame. The reference holds the layout's cards (from the truth, or with
+ * --layout-analysis from vis_analyze of the layout frame: the cards it
+ * found, matched to the truth by position) and their patches from the
+ * layout frame. Both analyses use the renderer's true camera as the table
+ * mapping, so only the vision differs. A flight is right when every
+ * on-top decision, every card (found, type), every carpet colour and pose
+ * are right (an_score_scene) and, for "coverage", every card's visible
+ * fraction is within 0.1 of the truth.
+ *
+ * Seeds >= 100000 are held out: never tune on them. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "cvw.h"
+#include "vision.h"
+
+typedef struct {
+  int flights, exact, coverage, both, decisions, decisions_right, errors;
+  double ms;
+} tally;
+
+static bool camera_to_image(void *user, const double mm[2], double px[2]) {
+  return rnd_camera_project(user, mm[0], mm[1], &px[0], &px[1]);
+}
+
+static tp_status jpeg_round_trip(const rnd_scene *scene, tp_image *img, tp_error *err) {
+  uint8_t *jpg = NULL;
+  size_t len = 0;
+  int q = scene->look.jpeg_quality > 0 ? scene->look.jpeg_quality : 90;
+  tp_status st = cvw_image_encode(img, ".jpg", q, &jpg, &len, err);
+  tp_image dec = {0};
+  if (!st) st = cvw_image_decode(jpg, len, 3, "scene", &dec, err);
+  free(jpg);
+  if (!st) {
+    tp_image_free(img);
+    *img = dec;
+  }
+  return st;
+}
+
+static vis_pt centre(const double c[4][2]) {
+  vis_pt p = {0, 0};
+  for (int i = 0; i < 4; i++) p.x += c[i][0] / 4, p.y += c[i][1] / 4;
+  return p;
+}
+
+/* The layout cards as the truth has them. */
+static int truth_cards(const rnd_scene *scene, vis_card *cards) {
+  rnd_truth t;
+  rnd_truth_compute(scene, &t);
+  for (int i = 0; i < scene->n_cards; i++) {
+    memset(&cards[i], 0, sizeof cards[i]);
+    cards[i].type = vis_type_from_name(scene->cards[i].type);
+    cards[i].rect.center = centre(t.cards[i].corners_mm);
+    cards[i].rect.w = scene->card_mm[0];
+    cards[i].rect.h = scene->card_mm[1];
+    cards[i].rect.angle_deg = vis_normalize_angle180(scene->cards[i].pose.angle_deg);
+  }
+  return scene->n_cards;
+}
+
+/* The layout cards as vis_analyze sees the layout frame, in the truth's
+ * order (the controller's ids); a card it missed is left out. */
+static int analysed_cards(vis_analyzer *an, const tp_image *img, const vis_table_map *map,
+                          const rnd_scene *scene, vis_card *cards) {
+  vis_result r;
+  tp_error err;
+  if (vis_analyze(an, img, map, &r, &err)) return 0;
+  rnd_truth t;
+  rnd_truth_compute(scene, &t);
+  int n = 0;
+  for (int i = 0; i < scene->n_cards; i++) {
+    vis_pt c = centre(t.cards[i].corners_mm);
+    for (int k = 0; k < r.n_cards; k++)
+      if (r.cards[k].type >= 0 &&
+          hypot(r.cards[k].rect.center.x - c.x, r.cards[k].rect.center.y - c.y) < 15) {
+        cards[n++] = r.cards[k];
+        break;
+      }
+  }
+  vis_result_free(&r);
+  return n;
+}
+
+/* Every card's visible fraction within 0.1 of the truth (cards matched by
+ * position as an_score_scene does). */
+static bool coverage_right(const rnd_scene *scene, const vis_result *v) {
+  rnd_truth t;
+  rnd_truth_compute(scene, &t);
+  for (int i = 0; i < scene->n_cards; i++) {
+    vis_pt c = centre(t.cards[i].corners_mm);
+    int best = -1;
+    for (int k = 0; k < v->n_cards; k++)
+      if (v->cards[k].type >= 0 &&
+          hypot(v->cards[k].rect.center.x - c.x, v->cards[k].rect.center.y - c.y) < 15)
+        best = k;
+    if (best < 0 || fabs(v->cards[best].visible_fraction - t.cards[i].visible_fraction) > 0.1)
+      return false;
+  }
+  return true;
+}
+
+static void score(const rnd_scene *scene, const vis_result *v, tally *t, const char *name,
+                  unsigned long seed, bool verbose) {
+  an_report rep;
+  memset(&rep, 0, sizeof rep);
+  rep.vis = *v;
+  an_score s;
+  an_score_scene(scene, &rep, &s);
+  bool cov = coverage_right(scene, v);
+  t->flights++;
+  t->exact += s.exact;
+  t->coverage += cov;
+  t->both += s.exact && cov;
+  t->decisions += s.stack_decisions;
+  t->decisions_right += s.stack_right;
+  t->ms += v->profile.total_ms;
+  if (verbose && (!s.exact || !cov))
+    printf("  seed %lu %s: %s%s\n", seed, name, s.exact ? "" : s.errors,
+           cov ? "" : " [coverage wrong]");
+}
+
+static void print_tally(const char *level, const char *name, const tally *t) {
+  double n = t->flights ? t->flights : 1;
+  printf("%-7s %-15s %3d flights  exact %5.1f%%  coverage %5.1f%%  both %5.1f%%  on-top %5.1f%%  "
+         "%6.0f ms/frame\n",
+         level, name, t->flights, 100 * t->exact / n, 100 * t->coverage / n, 100 * t->both / n,
+         t->decisions ? 100.0 * t->decisions_right / t->decisions : 100.0, t->ms / n);
+}
+
+typedef struct {
+  an_scenes *sc;
+  vis_analyzer *an;
+  bool layout_analysis, verbose;
+} ctx;
+
+static tp_status one_flight(ctx *c, rnd_difficulty level, unsigned long seed, tally *ref_t,
+                            tally *plain_t, tp_error *err) {
+  rnd_scene flight, layout;
+  rnd_scene_random(seed, level, NULL, &flight);
+  layout = flight;
+  layout.n_carpets = 0;
+  layout.n_hands = 0;
+  tp_image limg = {0}, fimg = {0};
+  vis_reference *ref = NULL;
+  vis_card cards[RND_MAX_CARDS];
+  vis_table_map map = {camera_to_image, &flight.camera, {-150, -150, 710, 550}};
+  tp_status st = an_scenes_render(c->sc, &layout, &limg, err);
+  if (!st) st = jpeg_round_trip(&layout, &limg, err);
+  if (!st) st = an_scenes_render(c->sc, &flight, &fimg, err);
+  if (!st) st = jpeg_round_trip(&flight, &fimg, err);
+  if (!st) st = vis_reference_create(&ref, err);
+  int n = 0;
+  if (!st) n = c->layout_analysis ? analysed_cards(c->an, &limg, &map, &layout, cards)
+                                  : truth_cards(&layout, cards);
+  if (!st) st = vis_reference_add_cards(ref, c->an, &limg, &map, cards, n, err);
+  vis_result r;
+  if (!st) st = vis_analyze_with_reference(c->an, ref, &fimg, &map, &r, err);
+  if (!st) {
+    score(&flight, &r, ref_t, "reference", seed, c->verbose);
+    vis_result_free(&r);
+  }
+  if (!st) st = vis_analyze(c->an, &fimg, &map, &r, err);
+  if (!st) {
+    score(&flight, &r, plain_t, "vis_analyze", seed, c->verbose);
+    vis_result_free(&r);
+  }
+  vis_reference_destroy(ref);
+  tp_image_free(&limg);
+  tp_image_free(&fimg);
+  return st;
+}
+
+int main(int argc, char **argv) {
+  unsigned long seed = 1000;
+  int count = 10;
+  const char *diff = "normal";
+  ctx c = {0};
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(argv[i], "--count") && i + 1 < argc) count = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--difficulty") && i + 1 < argc) diff = argv[++i];
+    else if (!strcmp(argv[i], "--layout-analysis")) c.layout_analysis = true;
+    else if (!strcmp(argv[i], "--verbose")) c.verbose = true;
+    else {
+      fprintf(stderr, "usage: vt_ref_eval [--seed N] [--count N] [--difficulty easy|normal|hard|all] "
+                      "[--layout-analysis] [--verbose]\n");
+      return 2;
+    }
+  }
+  tp_error err;
+  an_session *s = NULL;
+  an_options ao = {.image = "scene"};
+  tp_status st = an_session_create(&ao, &s, &err);
+  if (!st) st = an_scenes_create(&c.sc, &err);
+  if (!st) st = vis_analyzer_create(an_session_deck(s), NULL, &c.an, &err);
+  static const char *const names[3] = {"easy", "normal", "hard"};
+  for (int l = 0; !st && l < 3; l++) {
+    if (strcmp(diff, "all") && strcmp(diff, names[l])) continue;
+    tally rt = {0}, pt = {0};
+    for (int k = 0; k < count; k++) {
+      tp_status fs = one_flight(&c, (rnd_difficulty)l, seed + (unsigned long)k, &rt, &pt, &err);
+      if (fs) {
+        fprintf(stderr, "seed %lu: %s\n", seed + (unsigned long)k, err.text);
+        rt.errors++;
+      }
+    }
+    print_tally(names[l], "with reference", &rt);
+    print_tally(names[l], "vis_analyze", &pt);
+    printf("%-7s speed: with reference %.0f ms, vis_analyze %.0f ms per frame (ratio %.2f)\n",
+           names[l], rt.ms / (rt.flights ? rt.flights : 1), pt.ms / (pt.flights ? pt.flights : 1),
+           pt.ms > 0 ? rt.ms / pt.ms : 0);
+  }
+  if (st) fprintf(stderr, "vt_ref_eval: %s\n", err.text);
+  vis_analyzer_destroy(c.an);
+  an_scenes_destroy(c.sc);
+  an_session_destroy(s);
+  return st ? 1 : 0;
+}

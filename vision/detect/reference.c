@@ -1,0 +1,892 @@
+/* reference: a flight frame analysed against the layout reference
+ * (issue 8).
+ *
+ * During a game the layout cards are seen once, unoccluded, before any
+ * carpet flies. What each card looked like then (its "patch": the
+ * rectified, smoothed Lab pixels at 1 sample per mm along its axes) is the
+ * best possible face model of it: same print, same light, same camera. A
+ * flight frame is then a much easier problem than analyze's: the cards,
+ * their types and poses are known; only the carpets and who lies on top
+ * must be found.
+ *
+ * Stages (vis_profile):
+ *   mapping   the rectified table, as vis_analyze makes it
+ *   detect    object mask and corner hypotheses, plus every reference
+ *             card's own rectangle as a hypothesis
+ *   identify  the matcher (match.c) with the carpet faces and the cards'
+ *             own patches as templates: a carpet hypothesis that is just
+ *             a reference card is explained by that card's patch better
+ *             than by any carpet face, so it never becomes a carpet
+ *   stacking  matched cards -> reference slots (same type, nearest, within
+ *             a bump's reach); a card not matched (covered, or bumped and
+ *             half hidden) is looked for near its reference pose with its
+ *             patch; then every carpet overlap is decided from its pixels:
+ *             the card's patch or the carpet's face, whichever explains
+ *             them; visible fractions from the decided stacking. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cvw.h"
+#include "vision_internal.h"
+
+#define REF_PI 3.14159265358979323846
+
+/* Template index of reference slot s (kept apart from carpet indices, so
+ * that the matcher never takes a card for a carpet of the same index). */
+enum { REF_INDEX_BASE = 1000 };
+
+/* How far a carpet can push a card and it is still the same card (mm). */
+#define REF_BUMP_MM 150.0
+/* Residual below which a sample is explained (as the matcher's). */
+#define REF_TAU 35.0
+
+typedef struct {
+  bool present; /* false once taken away */
+  int type;
+  bool upside_down;   /* of the reference vis_card, passed through */
+  vis_rect rect;      /* table mm, the pose at layout */
+  vis__template patch; /* what it looked like, along rect's axes */
+} ref_card;
+
+struct vis_reference {
+  ref_card *cards;
+  int n, cap;
+};
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* ------------------------------------------------------ the handle */
+
+tp_status vis_reference_create(vis_reference **out, tp_error *err) {
+  if (!out) return tp_error_set(err, TP_ERR_INVALID, "vis_reference_create: out is NULL");
+  *out = calloc(1, sizeof **out);
+  if (!*out) return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the layout reference");
+  return TP_OK;
+}
+
+void vis_reference_destroy(vis_reference *ref) {
+  if (!ref) return;
+  for (int i = 0; i < ref->n; i++) vis__template_free(&ref->cards[i].patch);
+  free(ref->cards);
+  free(ref);
+}
+
+int vis_reference_card_count(const vis_reference *ref) { return ref ? ref->n : 0; }
+
+void vis_reference_remove_card(vis_reference *ref, int i) {
+  if (!ref || i < 0 || i >= ref->n) return;
+  ref->cards[i].present = false;
+  vis__template_free(&ref->cards[i].patch); /* its pixels are no use now */
+}
+
+/* ------------------------------------------------ sampling helpers */
+
+/* Face axes in table pixels per face mm (as match.c's): across (+x of
+ * the face) and along (+y). */
+static void face_axes(const vis_rect *r, double s, bool flipped, double *ax, double *ay,
+                      double *lx, double *ly) {
+  double a = r->angle_deg * REF_PI / 180.0, sg = flipped ? -1 : 1;
+  *lx = sg * s * cos(a);
+  *ly = sg * s * sin(a);
+  *ax = sg * s * sin(a);
+  *ay = -sg * s * cos(a);
+}
+
+/* Bilinear smoothed Lab at table pixel (x, y); false outside the table
+ * image or where the camera saw nothing (black rgb, as match.c). */
+static bool table_lab(const vis__table *t, double x, double y, float out[3]) {
+  if (x < 0 || y < 0 || x > t->lab.width - 1.001 || y > t->lab.height - 1.001) return false;
+  int ix = (int)x, iy = (int)y;
+  double fx = x - ix, fy = y - iy;
+  const uint8_t *r0 = tp_image_row(&t->smooth, iy) + 3 * ix;
+  const uint8_t *r1 = tp_image_row(&t->smooth, iy + 1) + 3 * ix;
+  const uint8_t *c = tp_image_row(&t->rgb, iy) + 3 * ix;
+  if (!(c[0] | c[1] | c[2])) return false;
+  for (int k = 0; k < 3; k++)
+    out[k] = (float)((1 - fy) * ((1 - fx) * r0[k] + fx * r0[3 + k]) +
+                     fy * ((1 - fx) * r1[k] + fx * r1[3 + k]));
+  return true;
+}
+
+/* Table pixel of template sample (i, j) of tp lying at r (pixels). */
+static vis_pt sample_point(const vis__template *tp, const vis_rect *r, double ax, double ay,
+                           double lx, double ly, int i, int j) {
+  double dx = (i + 0.5) * tp->w_mm / tp->w - tp->w_mm / 2;
+  double dy = (j + 0.5) * tp->h_mm / tp->h - tp->h_mm / 2;
+  vis_pt p = {r->center.x + dx * ax + dy * lx, r->center.y + dx * ay + dy * ly};
+  return p;
+}
+
+static vis_rect rect_mm_to_px(const vis__table *t, const vis_rect *r) {
+  vis_rect p = *r;
+  p.center = vis__mm_to_px(t, r->center);
+  p.w = r->w * t->px_per_mm;
+  p.h = r->h * t->px_per_mm;
+  return p;
+}
+
+static vis_rect rect_px_to_mm(const vis__table *t, const vis_rect *r) {
+  vis_rect m = *r;
+  m.center = vis__px_to_mm(t, r->center);
+  m.w = r->w / t->px_per_mm;
+  m.h = r->h / t->px_per_mm;
+  return m;
+}
+
+/* Fills the patch (allocated here) from the table at r (pixels). Samples
+ * the camera did not see get the mean of those it saw. Returns the share
+ * of samples seen. */
+static double sample_patch(const vis__table *t, const vis_rect *r, vis__template *p) {
+  double ax, ay, lx, ly, sum[3] = {0, 0, 0};
+  face_axes(r, t->px_per_mm, false, &ax, &ay, &lx, &ly);
+  int seen = 0, n = p->w * p->h;
+  uint8_t *ok = calloc((size_t)n, 1);
+  if (!ok) return 0;
+  for (int j = 0; j < p->h; j++)
+    for (int i = 0; i < p->w; i++) {
+      vis_pt q = sample_point(p, r, ax, ay, lx, ly, i, j);
+      float *f = p->lab + 3 * ((size_t)j * p->w + i);
+      if (!table_lab(t, q.x, q.y, f)) continue;
+      ok[j * p->w + i] = 1;
+      seen++;
+      for (int k = 0; k < 3; k++) sum[k] += f[k];
+    }
+  for (int s = 0; seen && s < n; s++)
+    if (!ok[s])
+      for (int k = 0; k < 3; k++) p->lab[3 * s + k] = (float)(sum[k] / seen);
+  free(ok);
+  return (double)seen / n;
+}
+
+/* ------------------------------------------------------ add cards */
+
+static tp_status check_frame(const tp_image *rgb, const vis_table_map *map, tp_error *err) {
+  if (!rgb || !rgb->data || rgb->channels != 3 || rgb->width < 16 || rgb->height < 16)
+    return tp_error_set(err, TP_ERR_INVALID, "the reference analysis needs an RGB image");
+  if (!map || !map->table_to_image)
+    return tp_error_set(err, TP_ERR_INVALID, "the reference analysis needs the table mapping");
+  return TP_OK;
+}
+
+static bool rect_sane(const vis_rect *r) {
+  return isfinite(r->center.x) && isfinite(r->center.y) && isfinite(r->angle_deg) &&
+         fabs(r->center.x) < 1e5 && fabs(r->center.y) < 1e5;
+}
+
+static tp_status check_cards(const vis_card *cards, int n, tp_error *err) {
+  for (int i = 0; i < n; i++) {
+    if (cards[i].type < 0 || cards[i].type >= VIS_TYPE_COUNT)
+      return tp_error_set(err, TP_ERR_INVALID,
+                          "reference card %d has no type (%d): add only identified cards", i,
+                          cards[i].type);
+    if (!rect_sane(&cards[i].rect))
+      return tp_error_set(err, TP_ERR_INVALID, "reference card %d has no valid pose", i);
+  }
+  return TP_OK;
+}
+
+static tp_status grow(vis_reference *ref, int more, tp_error *err) {
+  if (ref->n + more <= ref->cap) return TP_OK;
+  int cap = ref->cap ? ref->cap : 16;
+  while (cap < ref->n + more) cap *= 2;
+  ref_card *c = realloc(ref->cards, sizeof *c * (size_t)cap);
+  if (!c) return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the layout reference");
+  ref->cards = c;
+  ref->cap = cap;
+  return TP_OK;
+}
+
+/* One card's patch at its pose in the table t. */
+static tp_status make_patch(const vis__table *t, const vis_deck *deck, const vis_card *c, int i,
+                            ref_card *out, tp_error *err) {
+  memset(out, 0, sizeof *out);
+  out->present = true;
+  out->type = c->type;
+  out->upside_down = c->upside_down;
+  out->rect = c->rect;
+  vis__template *p = &out->patch;
+  /* the deck's card size: the matcher's hypotheses are of that size */
+  p->kind = VIS__FACE_TYPE;
+  p->w_mm = deck->card_mm[0];
+  p->h_mm = deck->card_mm[1];
+  p->w = (int)lround(p->w_mm);
+  p->h = (int)lround(p->h_mm);
+  out->rect.w = p->w_mm;
+  out->rect.h = p->h_mm;
+  p->lab = malloc(sizeof(float) * 3 * (size_t)p->w * (size_t)p->h);
+  if (!p->lab) return tp_error_set(err, TP_ERR_NOMEM, "out of memory for a card's patch");
+  vis_rect r = rect_mm_to_px(t, &out->rect);
+  if (sample_patch(t, &r, p) < 0.5) {
+    vis__template_free(p);
+    return tp_error_set(err, TP_ERR_INVALID,
+                        "reference card %d at (%.0f, %.0f) mm lies mostly outside the picture", i,
+                        c->rect.center.x, c->rect.center.y);
+  }
+  return TP_OK;
+}
+
+tp_status vis_reference_add_cards(vis_reference *ref, vis_analyzer *an, const tp_image *rgb,
+                                  const vis_table_map *map, const vis_card *cards, int n,
+                                  tp_error *err) {
+  if (!ref || !an) return tp_error_set(err, TP_ERR_INVALID, "vis_reference_add_cards: no reference or analyzer");
+  if (n < 0 || (n > 0 && !cards))
+    return tp_error_set(err, TP_ERR_INVALID, "vis_reference_add_cards: no cards (n = %d)", n);
+  if (n == 0) return TP_OK;
+  tp_status st = check_frame(rgb, map, err);
+  if (!st) st = check_cards(cards, n, err);
+  if (!st) st = grow(ref, n, err);
+  if (st) return st;
+  vis__table t = {0};
+  st = vis__analyzer_rectify(an, rgb, map, &t, err);
+  ref_card *fresh = calloc((size_t)n, sizeof *fresh);
+  if (!st && !fresh) st = tp_error_set(err, TP_ERR_NOMEM, "out of memory for the layout reference");
+  int made = 0;
+  for (; !st && made < n; made++)
+    st = make_patch(&t, vis__analyzer_deck(an), &cards[made], made, &fresh[made], err);
+  if (!st) { /* all or nothing: indices must not shift by a failed card */
+    for (int i = 0; i < n; i++) {
+      fresh[i].patch.index = REF_INDEX_BASE + ref->n;
+      ref->cards[ref->n++] = fresh[i];
+    }
+  } else {
+    for (int i = 0; fresh && i < made; i++) vis__template_free(&fresh[i].patch);
+  }
+  free(fresh);
+  vis__table_free(&t);
+  return st;
+}
+
+/* ------------------------------------------------ fitting a patch */
+
+/* Per-channel gain/offset of a face to the observed samples, clamped as
+ * the matcher's fit (light changes brightness a lot, colour little). */
+static void fit_gain(const double so[3], const double sf[3], const double sff[3],
+                     const double sof[3], int n, double gain[3], double offset[3]) {
+  for (int c = 0; c < 3; c++) {
+    double m = n > 0 ? n : 1, mf = sf[c] / m, mo = so[c] / m;
+    double var = sff[c] / m - mf * mf, cov = sof[c] / m - mf * mo;
+    double g = var > 4 ? cov / var : 1;
+    double lo = c == 0 ? 0.5 : 0.8, hi = c == 0 ? 1.8 : 1.25;
+    g = fmin(hi, fmax(lo, g));
+    double off = mo - g * mf, base = c == 0 ? 0 : 128 * (1 - g), lim = c == 0 ? 60 : 14;
+    gain[c] = g;
+    offset[c] = fmin(base + lim, fmax(base - lim, off));
+  }
+}
+
+static const double channel_weight[3] = {0.5, 1.0, 1.0};
+
+static double residual(const float *lab, const float *f, const double gain[3],
+                       const double offset[3]) {
+  double r = 0;
+  for (int c = 0; c < 3; c++) r += channel_weight[c] * fabs(lab[c] - (gain[c] * f[c] + offset[c]));
+  return r;
+}
+
+/* Rectangles (table pixels) that hide samples. */
+typedef struct {
+  vis__frame f[64];
+  int n;
+} covers;
+
+static bool covered(const covers *cv, double x, double y) {
+  for (int k = 0; k < cv->n; k++)
+    if (vis__frame_contains(&cv->f[k], x, y, 0)) return true;
+  return false;
+}
+
+/* Fits o's gain/offset for template tp at o->r_px over the samples (every
+ * step-th mm) that no cover hides: least squares, then again on the
+ * samples explained (what lies on it or glare are outliers). Returns the
+ * share of those samples the fitted patch explains; *n_out how many. */
+static double fit_patch(const vis__table *t, const vis__template *tp, vis__object *o,
+                        const covers *cv, int step, int *n_out) {
+  double ax, ay, lx, ly;
+  face_axes(&o->r_px, t->px_per_mm, o->flipped, &ax, &ay, &lx, &ly);
+  double gain[3] = {1, 1, 1}, offset[3] = {0, 0, 0};
+  int n = 0, good = 0;
+  for (int pass = 0; pass < 3; pass++) {
+    double so[3] = {0}, sf[3] = {0}, sff[3] = {0}, sof[3] = {0};
+    int n_fit = 0;
+    n = good = 0;
+    for (int j = step / 2; j < tp->h; j += step)
+      for (int i = step / 2; i < tp->w; i += step) {
+        vis_pt q = sample_point(tp, &o->r_px, ax, ay, lx, ly, i, j);
+        float lab[3];
+        if (covered(cv, q.x, q.y) || !table_lab(t, q.x, q.y, lab)) continue;
+        const float *f = tp->lab + 3 * ((size_t)j * tp->w + i);
+        n++;
+        bool ok = residual(lab, f, gain, offset) < REF_TAU;
+        good += ok;
+        if (pass > 0 && !ok) continue; /* refit on the inliers */
+        n_fit++;
+        for (int c = 0; c < 3; c++)
+          so[c] += lab[c], sf[c] += f[c], sff[c] += f[c] * f[c], sof[c] += lab[c] * f[c];
+      }
+    if (pass == 2 || n_fit < 8) break;
+    fit_gain(so, sf, sff, sof, n_fit, gain, offset);
+  }
+  memcpy(o->gain, gain, sizeof gain);
+  memcpy(o->offset, offset, sizeof offset);
+  *n_out = n;
+  return n ? (double)good / n : 0;
+}
+
+/* ------------------------------------------------- the frame's objects */
+
+/* A card slot or a carpet in the frame being analysed. */
+typedef struct {
+  vis__object o;             /* pose (table pixels), face, gain/offset */
+  const vis__template *tpl;  /* the card's patch or the carpet's face */
+  bool card;
+  bool present;   /* a card slot not taken away (carpets: true) */
+  bool found;     /* a card the matcher found (else: from its reference) */
+  bool moved;     /* found away from its reference pose */
+  int index;      /* slot, or carpet index in the result */
+  double explained; /* share of its unhidden samples its patch explains */
+  int seen;       /* samples of it that no carpet hides */
+} ref_obj;
+
+typedef struct {
+  const vis_analyzer *an;
+  const vis_reference *ref;
+  const vis__table *t;
+  vis__template *tpl; /* carpets, backs and patches (lab shared, not owned) */
+  int n_tpl;
+  ref_obj *obj; /* ref->n slots, then the carpets */
+  int n_obj;
+} frame;
+
+static int n_carpets_of(const frame *fr) { return fr->n_obj - fr->ref->n; }
+
+/* The matcher's templates: the deck's carpet faces and backs, and every
+ * present card's own patch (no deck type faces: the cards are known). */
+static tp_status gather_templates(frame *fr, tp_error *err) {
+  int n_an;
+  const vis__template *an_tpl = vis__analyzer_templates(fr->an, &n_an);
+  fr->tpl = calloc((size_t)(n_an + fr->ref->n + 1), sizeof *fr->tpl);
+  if (!fr->tpl) return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the templates");
+  for (int i = 0; i < n_an; i++)
+    if (an_tpl[i].kind != VIS__FACE_TYPE) fr->tpl[fr->n_tpl++] = an_tpl[i];
+  for (int s = 0; s < fr->ref->n; s++)
+    if (fr->ref->cards[s].present) fr->tpl[fr->n_tpl++] = fr->ref->cards[s].patch;
+  return TP_OK;
+}
+
+/* Object mask and corner hypotheses as vis_analyze makes them, plus every
+ * present reference card's rectangle (exact where it did not move). */
+static tp_status hypotheses(frame *fr, vis__table *t, vis_rect **hyps, int *n_hyps,
+                            tp_error *err) {
+  const vis_deck *d = vis__analyzer_deck(fr->an);
+  double s = t->px_per_mm;
+  const double sizes[2][2] = {{d->card_mm[0] * s, d->card_mm[1] * s},
+                              {d->carpet_mm[0] * s, d->carpet_mm[1] * s}};
+  bool same = fabs(sizes[0][0] - sizes[1][0]) < 0.5 && fabs(sizes[0][1] - sizes[1][1]) < 0.5;
+  tp_status st = vis__object_mask(t, vis__analyzer_object_hist(fr->an), err);
+  if (!st) st = cvw_mask_fill_holes(&t->object, 0.5 * sizes[0][0] * sizes[0][1], err);
+  if (!st) st = vis__hypotheses(t, sizes, same ? 1 : 2, hyps, n_hyps, err);
+  if (st) return st;
+  vis_rect *more = realloc(*hyps, sizeof **hyps * (size_t)(*n_hyps + fr->ref->n + 1));
+  if (!more) return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the hypotheses");
+  *hyps = more;
+  for (int i = 0; i < fr->ref->n; i++)
+    if (fr->ref->cards[i].present) more[(*n_hyps)++] = rect_mm_to_px(t, &fr->ref->cards[i].rect);
+  return TP_OK;
+}
+
+static int slot_of_template(const vis__template *tp) {
+  return tp->kind == VIS__FACE_TYPE ? tp->index - REF_INDEX_BASE : -1;
+}
+
+static const vis__template *patch_of(const frame *fr, int slot) {
+  for (int f = 0; f < fr->n_tpl; f++)
+    if (slot_of_template(&fr->tpl[f]) == slot) return &fr->tpl[f];
+  return NULL;
+}
+
+typedef struct {
+  int obj, slot;
+  double d;
+} pairing;
+
+static int by_distance(const void *pa, const void *pb) {
+  const pairing *a = pa, *b = pb;
+  if (a->d != b->d) return a->d < b->d ? -1 : 1;
+  return a->obj != b->obj ? a->obj - b->obj : a->slot - b->slot;
+}
+
+/* Matched cards -> reference slots: of the same type (two palaces look
+ * alike, so the patch that won need not be this very card's), nearest
+ * first, within a bump's reach. slot_obj[s] gets the matcher's object or
+ * -1. */
+static tp_status assign_cards(const frame *fr, const vis__object *acc, int n_acc, int *slot_obj,
+                              tp_error *err) {
+  const vis_reference *ref = fr->ref;
+  for (int s = 0; s < ref->n; s++) slot_obj[s] = -1;
+  pairing *p = malloc(sizeof *p * ((size_t)n_acc * (size_t)ref->n + 1));
+  bool *taken = calloc((size_t)n_acc + 1, 1);
+  if (!p || !taken) {
+    free(p);
+    free(taken);
+    return tp_error_set(err, TP_ERR_NOMEM, "out of memory while tracking cards");
+  }
+  int n = 0;
+  for (int i = 0; i < n_acc; i++) {
+    int won = slot_of_template(&fr->tpl[acc[i].face]);
+    if (won < 0) continue;
+    vis_pt c = vis__px_to_mm(fr->t, acc[i].r_px.center);
+    for (int s = 0; s < ref->n; s++) {
+      if (!ref->cards[s].present || ref->cards[s].type != ref->cards[won].type) continue;
+      double d = hypot(c.x - ref->cards[s].rect.center.x, c.y - ref->cards[s].rect.center.y);
+      if (d <= REF_BUMP_MM) p[n++] = (pairing){i, s, d};
+    }
+  }
+  qsort(p, (size_t)n, sizeof *p, by_distance);
+  for (int k = 0; k < n; k++)
+    if (slot_obj[p[k].slot] < 0 && !taken[p[k].obj]) {
+      slot_obj[p[k].slot] = p[k].obj;
+      taken[p[k].obj] = true;
+    }
+  free(p);
+  free(taken);
+  return TP_OK;
+}
+
+/* The carpets' rectangles as covers of the cards' samples. */
+static void carpet_covers(const frame *fr, covers *cv) {
+  cv->n = 0;
+  for (int i = fr->ref->n; i < fr->n_obj && cv->n < 64; i++)
+    cv->f[cv->n++] = vis__frame_of(&fr->obj[i].o.r_px);
+}
+
+/* Slot s's patch at the pose of the matcher's object (which may have won
+ * with a look-alike's patch): the turn that explains more, refitted. */
+static void place_found(frame *fr, ref_obj *ro, const vis__object *m, const covers *cv) {
+  ro->o = *m;
+  double best = -1;
+  vis__object keep = ro->o;
+  for (int fl = 0; fl < 2; fl++) {
+    vis__object o = *m;
+    o.flipped = fl ? !m->flipped : m->flipped;
+    int n;
+    double e = fit_patch(fr->t, ro->tpl, &o, cv, 2, &n);
+    if (e > best) best = e, keep = o, ro->seen = n;
+  }
+  ro->o = keep;
+  ro->explained = best;
+}
+
+/* Explained samples of slot's patch at o's pose (fitted there). */
+static int patch_support(const frame *fr, const vis__template *tp, vis__object *o,
+                         const covers *cv, int step, double *share) {
+  int n;
+  *share = fit_patch(fr->t, tp, o, cv, step, &n);
+  return (int)lround(*share * n);
+}
+
+/* A card the matcher did not find lies where it was (covered), or was
+ * bumped and is mostly hidden now: then its patch is looked for in a
+ * window around the reference pose (a carpet pushes a card some cm and
+ * turns it some degrees, never far). */
+static void place_unfound(frame *fr, ref_obj *ro, const vis_rect *ref_px, const covers *cv) {
+  memset(&ro->o, 0, sizeof ro->o);
+  ro->o.r_px = *ref_px;
+  ro->o.face = -1;
+  int n;
+  ro->explained = fit_patch(fr->t, ro->tpl, &ro->o, cv, 2, &n);
+  ro->seen = n;
+  const int min_seen = 60; /* samples at step 2: about 2.4 cm^2 */
+  if (n < min_seen || ro->explained >= 0.6) return;
+  double s = fr->t->px_per_mm, share, best_share = 0;
+  vis__object best = ro->o, o = ro->o;
+  int best_count = -1;
+  for (double da = -15; da <= 15; da += 5)
+    for (double dy = -40; dy <= 40; dy += 5)
+      for (double dx = -40; dx <= 40; dx += 5) {
+        o.r_px = *ref_px;
+        o.r_px.center.x += dx * s, o.r_px.center.y += dy * s, o.r_px.angle_deg += da;
+        int c = patch_support(fr, ro->tpl, &o, cv, 4, &share);
+        if (c > best_count) best_count = c, best = o, best_share = share;
+      }
+  /* the last millimetres and degrees: coordinate descent */
+  double step = 2 * s, astep = 2;
+  int cur = patch_support(fr, ro->tpl, &best, cv, 2, &best_share);
+  for (int round = 0; round < 3; round++, step /= 2, astep /= 2) {
+    bool moved = true;
+    for (int it = 0; moved && it < 8; it++) {
+      moved = false;
+      const double d[6][3] = {{step, 0, 0}, {-step, 0, 0}, {0, step, 0},
+                              {0, -step, 0}, {0, 0, astep}, {0, 0, -astep}};
+      for (int k = 0; k < 6; k++) {
+        o = best;
+        o.r_px.center.x += d[k][0], o.r_px.center.y += d[k][1], o.r_px.angle_deg += d[k][2];
+        int c = patch_support(fr, ro->tpl, &o, cv, 2, &share);
+        if (c > cur) cur = c, best = o, best_share = share, moved = true;
+      }
+    }
+  }
+  if (best_share < 0.7) return; /* nowhere near: stays where it was */
+  ro->explained = fit_patch(fr->t, ro->tpl, &best, cv, 2, &ro->seen);
+  ro->o = best;
+  ro->found = true;
+}
+
+/* Every present slot's object: the matcher's, or placed from the
+ * reference. Carpets must be in fr->obj already (they hide samples). */
+static tp_status place_cards(frame *fr, const vis__object *acc, int n_acc, tp_error *err) {
+  const vis_reference *ref = fr->ref;
+  int *slot_obj = malloc(sizeof(int) * ((size_t)ref->n + 1));
+  if (!slot_obj) return tp_error_set(err, TP_ERR_NOMEM, "out of memory while tracking cards");
+  tp_status st = assign_cards(fr, acc, n_acc, slot_obj, err);
+  covers cv;
+  carpet_covers(fr, &cv);
+  for (int s = 0; !st && s < ref->n; s++) {
+    ref_obj *ro = &fr->obj[s];
+    memset(ro, 0, sizeof *ro);
+    ro->card = true;
+    ro->index = s;
+    ro->present = ref->cards[s].present;
+    if (!ro->present) continue;
+    ro->tpl = patch_of(fr, s);
+    vis_rect ref_px = rect_mm_to_px(fr->t, &ref->cards[s].rect);
+    if (slot_obj[s] >= 0) {
+      ro->found = true;
+      place_found(fr, ro, &acc[slot_obj[s]], &cv);
+    } else {
+      place_unfound(fr, ro, &ref_px, &cv);
+    }
+    vis_pt c = ro->o.r_px.center;
+    double da = fmod(fabs(ro->o.r_px.angle_deg - ref_px.angle_deg), 180);
+    ro->moved = hypot(c.x - ref_px.center.x, c.y - ref_px.center.y) > 3 * fr->t->px_per_mm ||
+                fmin(da, 180 - da) > 3;
+  }
+  free(slot_obj);
+  return st;
+}
+
+/* The matcher's carpets, in its acceptance order (what lies on top is
+ * accepted first: the order used when the pixels cannot tell). */
+static void place_carpets(frame *fr, const vis__object *acc, int n_acc) {
+  int n = fr->ref->n;
+  for (int i = 0; i < n_acc; i++) {
+    const vis__template *tp = &fr->tpl[acc[i].face];
+    if (tp->kind == VIS__FACE_TYPE) continue;
+    ref_obj *ro = &fr->obj[n];
+    memset(ro, 0, sizeof *ro);
+    ro->o = acc[i];
+    ro->tpl = tp;
+    ro->present = ro->found = true;
+    ro->index = n - fr->ref->n;
+    n++;
+  }
+  fr->n_obj = n;
+}
+
+/* ------------------------------------------------------- stacking */
+
+/* What the pixels of one overlap show. */
+typedef struct {
+  int n;      /* samples looked at */
+  int on_top; /* the carpet's face shows */
+  int under;  /* the other's face (a card: as it was at layout) shows */
+  int hidden; /* a third object's face shows */
+} evidence;
+
+static double resid_at(const frame *fr, const ref_obj *ro, double x, double y) {
+  double r = vis__object_residual(fr->t, ro->tpl, &ro->o, x, y);
+  return r < 0 ? 1e9 : r;
+}
+
+static bool live(const ref_obj *ro) { return ro->present && ro->tpl; }
+
+/* In the overlap of carpet a and object b (1 mm grid, 1.5 mm off both
+ * outlines), whose face do the pixels show? Each sample goes to the object
+ * explaining it clearly best among all lying there: a third carpet on the
+ * overlap takes its samples instead of voting at random. */
+static evidence overlap_evidence(const frame *fr, int a, int b) {
+  evidence e = {0, 0, 0, 0};
+  const vis__table *t = fr->t;
+  const double margin = 1.5 * t->px_per_mm, step = fmax(1, t->px_per_mm);
+  vis_rect ai = fr->obj[a].o.r_px, bi = fr->obj[b].o.r_px;
+  ai.w -= 2 * margin, ai.h -= 2 * margin, bi.w -= 2 * margin, bi.h -= 2 * margin;
+  vis__frame fa = vis__frame_of(&ai), fb = vis__frame_of(&bi);
+  vis_pt c[4];
+  vis_rect_corners(&ai, c);
+  double x0 = c[0].x, x1 = c[0].x, y0 = c[0].y, y1 = c[0].y;
+  for (int i = 1; i < 4; i++)
+    x0 = fmin(x0, c[i].x), x1 = fmax(x1, c[i].x), y0 = fmin(y0, c[i].y), y1 = fmax(y1, c[i].y);
+  for (double y = floor(y0); y <= y1; y += step)
+    for (double x = floor(x0); x <= x1; x += step) {
+      if (!vis__frame_contains(&fa, x, y, 0) || !vis__frame_contains(&fb, x, y, 0)) continue;
+      double ra = resid_at(fr, &fr->obj[a], x, y), rb = resid_at(fr, &fr->obj[b], x, y);
+      if (ra >= 1e9 || rb >= 1e9) continue;
+      double rest = 1e9;
+      for (int k = 0; k < fr->n_obj; k++) {
+        if (k == a || k == b || !live(&fr->obj[k])) continue;
+        vis__frame fk = vis__frame_of(&fr->obj[k].o.r_px);
+        if (vis__frame_contains(&fk, x, y, 0)) rest = fmin(rest, resid_at(fr, &fr->obj[k], x, y));
+      }
+      e.n++;
+      double best = fmin(ra, fmin(rb, rest));
+      if (best > REF_TAU) continue; /* nobody's face: glare, shadow, blur */
+      if (rest <= best && rest + 4 < fmin(ra, rb)) e.hidden++;
+      else if (ra <= best && ra + 4 < fmin(rb, rest)) e.on_top++;
+      else if (rb <= best && rb + 4 < fmin(ra, rest)) e.under++;
+    }
+  return e;
+}
+
+/* The pixels decide when enough of them tell one story. */
+static bool evidence_clear(int on_top, int under) {
+  int decided = on_top + under;
+  return decided >= 8 && (on_top >= 3 * under || under >= 3 * on_top);
+}
+
+typedef struct {
+  bool *above; /* n_obj x n_obj: [i * n + j] object i lies above j */
+  vis_result *res;
+} stacking;
+
+static vis_overlap *add_overlap(stacking *sk, const frame *fr, int a, int b, double area) {
+  vis_overlap *ov = &sk->res->overlaps[sk->res->n_overlaps++];
+  ov->carpet = fr->obj[a].index;
+  ov->other = fr->obj[b].index;
+  ov->other_is_carpet = !fr->obj[b].card;
+  ov->area_mm2 = area;
+  return ov;
+}
+
+static void set_above(stacking *sk, int n, int a, int b, bool a_on_top) {
+  sk->above[a * n + b] = a_on_top;
+  sk->above[b * n + a] = !a_on_top;
+}
+
+static double overlap_mm2(const frame *fr, int a, int b) {
+  vis_rect ra = rect_px_to_mm(fr->t, &fr->obj[a].o.r_px), rb = rect_px_to_mm(fr->t, &fr->obj[b].o.r_px);
+  return vis_rect_overlap_area(&ra, &rb);
+}
+
+/* Carpet a against the carpets after it (each pair once): the pixels, or
+ * else the matcher's order (what lies on top is accepted first). */
+static void stack_carpets(const frame *fr, int a, double min_area, stacking *sk) {
+  for (int b = a + 1; b < fr->n_obj; b++) {
+    double area = overlap_mm2(fr, a, b);
+    if (area <= min_area) continue;
+    evidence e = overlap_evidence(fr, a, b);
+    vis_overlap *ov = add_overlap(sk, fr, a, b, area);
+    bool clear = evidence_clear(e.on_top, e.under);
+    ov->carpet_on_top = clear ? e.on_top > e.under : true;
+    ov->confidence = clear ? (double)abs(e.on_top - e.under) / (e.on_top + e.under) : 0.5;
+    ov->uncertain = !clear;
+    set_above(sk, fr->n_obj, a, b, ov->carpet_on_top);
+  }
+}
+
+/* Carpet a against the cards. A thrown carpet lies on the cards it
+ * touches or, when it slid under one, under it: a card whose own overlap
+ * shows clearly decides for itself, the others take the pooled evidence
+ * of all; when nothing shows (a third carpet covers every overlap) it lies
+ * on top, as thrown carpets do, and says it is not sure. */
+static void stack_on_cards(const frame *fr, int a, double min_area, stacking *sk) {
+  vis_carpet *cp = &sk->res->carpets[fr->obj[a].index];
+  int cards[64], n_cards = 0, sum_on = 0, sum_under = 0, sum_hidden = 0;
+  evidence ev[64];
+  double areas[64];
+  for (int j = 0; j < fr->ref->n && n_cards < 64; j++) {
+    if (!live(&fr->obj[j])) continue;
+    double area = overlap_mm2(fr, a, j);
+    if (area <= min_area) continue;
+    ev[n_cards] = overlap_evidence(fr, a, j);
+    areas[n_cards] = area;
+    sum_on += ev[n_cards].on_top, sum_under += ev[n_cards].under;
+    sum_hidden += ev[n_cards].hidden;
+    cards[n_cards++] = j;
+  }
+  bool pooled = evidence_clear(sum_on, sum_under);
+  for (int k = 0; k < n_cards; k++) {
+    int j = cards[k];
+    vis_overlap *ov = add_overlap(sk, fr, a, j, areas[k]);
+    bool own = evidence_clear(ev[k].on_top, ev[k].under);
+    int on = own ? ev[k].on_top : sum_on, under = own ? ev[k].under : sum_under;
+    ov->carpet_on_top = own || pooled ? on > under : true;
+    ov->confidence = own || pooled ? (double)abs(on - under) / (on + under) : 0.5;
+    ov->uncertain = !own && !pooled;
+    set_above(sk, fr->n_obj, a, j, ov->carpet_on_top);
+    if (ov->carpet_on_top) {
+      if (cp->n_on_cards < 64) cp->on_cards[cp->n_on_cards++] = j;
+    } else if (cp->n_under_cards < 64) {
+      cp->under_cards[cp->n_under_cards++] = j;
+    }
+    if (ov->uncertain && !cp->uncertain) {
+      cp->uncertain = true;
+      snprintf(cp->reason, VIS_REASON_MAX,
+               sum_hidden > sum_on + sum_under
+                   ? "another carpet hides where it meets card %d: taken as lying on it"
+                   : "cannot see whether it lies on or under card %d: taken as lying on it",
+               j);
+    }
+  }
+}
+
+/* Share of object i's area that nothing lying above it hides. */
+static double visible_share(const frame *fr, const bool *above, int i) {
+  const ref_obj *ro = &fr->obj[i];
+  vis__frame fi = vis__frame_of(&ro->o.r_px), fk[64];
+  int n_on = 0;
+  for (int k = 0; k < fr->n_obj && n_on < 64; k++)
+    if (k != i && live(&fr->obj[k]) && above[k * fr->n_obj + i])
+      fk[n_on++] = vis__frame_of(&fr->obj[k].o.r_px);
+  if (!n_on) return 1;
+  vis_pt c[4];
+  vis_rect_corners(&ro->o.r_px, c);
+  double x0 = c[0].x, x1 = c[0].x, y0 = c[0].y, y1 = c[0].y;
+  for (int k = 1; k < 4; k++)
+    x0 = fmin(x0, c[k].x), x1 = fmax(x1, c[k].x), y0 = fmin(y0, c[k].y), y1 = fmax(y1, c[k].y);
+  int total = 0, shown = 0;
+  const double step = fmax(1, fr->t->px_per_mm);
+  for (double y = floor(y0); y <= y1; y += step)
+    for (double x = floor(x0); x <= x1; x += step) {
+      if (!vis__frame_contains(&fi, x, y, 0)) continue;
+      total++;
+      bool hid = false;
+      for (int k = 0; k < n_on && !hid; k++) hid = vis__frame_contains(&fk[k], x, y, 0);
+      shown += !hid;
+    }
+  return total ? (double)shown / total : 0;
+}
+
+/* ---------------------------------------------------------- result */
+
+static void card_result(const frame *fr, const bool *above, int s, vis_card *c) {
+  const ref_card *rc = &fr->ref->cards[s];
+  const ref_obj *ro = &fr->obj[s];
+  memset(c, 0, sizeof *c);
+  c->rect = rc->rect;
+  if (!ro->present) {
+    c->type = -1;
+    snprintf(c->reason, VIS_REASON_MAX, "removed");
+    return;
+  }
+  c->type = rc->type;
+  c->rect = rect_px_to_mm(fr->t, &ro->o.r_px);
+  c->visible_fraction = visible_share(fr, above, s);
+  c->type_score = ro->seen ? ro->explained : 1;
+  c->type_margin = 1; /* known from the layout, not identified here */
+  /* the patch was sampled along the reference rect's axes */
+  c->upside_down = rc->upside_down != ro->o.flipped;
+  if (c->visible_fraction > 0.3 && ro->seen >= 60 && ro->explained < 0.5) {
+    c->uncertain = true;
+    snprintf(c->reason, VIS_REASON_MAX,
+             "it does not look as at layout where it should show (moved or taken away?)");
+  }
+}
+
+static void carpet_result(const frame *fr, int i, vis_carpet *c) {
+  const ref_obj *ro = &fr->obj[i];
+  const vis_deck *d = vis__analyzer_deck(fr->an);
+  memset(c, 0, sizeof *c);
+  c->carpet = ro->tpl->index;
+  snprintf(c->colour, sizeof c->colour, "%s", vis_deck_carpet_colour(d, ro->tpl->index));
+  c->face_down = ro->tpl->kind == VIS__FACE_BACK;
+  c->rect = rect_px_to_mm(fr->t, &ro->o.r_px);
+}
+
+static tp_status build_result(const frame *fr, vis_result *res, tp_error *err) {
+  int n = fr->n_obj, n_cp = n_carpets_of(fr);
+  res->cards = calloc((size_t)fr->ref->n + 1, sizeof *res->cards);
+  res->carpets = calloc((size_t)n_cp + 1, sizeof *res->carpets);
+  res->overlaps = calloc((size_t)n_cp * (size_t)n + 1, sizeof *res->overlaps);
+  stacking sk = {calloc((size_t)n * (size_t)n + 1, sizeof(bool)), res};
+  if (!res->cards || !res->carpets || !res->overlaps || !sk.above) {
+    free(sk.above);
+    return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the result");
+  }
+  res->n_carpets = n_cp;
+  for (int i = fr->ref->n; i < n; i++) carpet_result(fr, i, &res->carpets[i - fr->ref->n]);
+  double min_area = vis__analyzer_settings(fr->an)->min_overlap_mm2;
+  for (int i = fr->ref->n; i < n; i++) {
+    stack_carpets(fr, i, min_area, &sk);
+    stack_on_cards(fr, i, min_area, &sk);
+  }
+  res->n_cards = fr->ref->n;
+  for (int s = 0; s < fr->ref->n; s++) card_result(fr, sk.above, s, &res->cards[s]);
+  for (int i = fr->ref->n; i < n; i++)
+    res->carpets[i - fr->ref->n].visible_fraction = visible_share(fr, sk.above, i);
+  free(sk.above);
+  return TP_OK;
+}
+
+/* ------------------------------------------------------ the analysis */
+
+static tp_status check_analysis(const vis_analyzer *an, const vis_reference *ref,
+                                const tp_image *rgb, const vis_table_map *map, tp_error *err) {
+  if (!an || !ref)
+    return tp_error_set(err, TP_ERR_INVALID, "the reference analysis needs an analyzer and a reference");
+  return check_frame(rgb, map, err);
+}
+
+/* Detection and the matcher: the carpets, and the cards that show. */
+static tp_status find_objects(frame *fr, vis__table *t, vis_result *res, vis__object **acc,
+                              int *n_acc, tp_error *err) {
+  double t1 = now_ms();
+  vis_rect *hyps = NULL;
+  int n_hyps = 0;
+  tp_status st = gather_templates(fr, err);
+  if (!st) st = hypotheses(fr, t, &hyps, &n_hyps, err);
+  res->profile.detect_ms = now_ms() - t1;
+  t1 = now_ms();
+  const vis_deck *d = vis__analyzer_deck(fr->an);
+  vis__match_params mp = {.tau = REF_TAU, .min_ratio = 0.6, .step = 2};
+  double card_samples = d->card_mm[0] * d->card_mm[1] / (mp.step * mp.step);
+  mp.min_explained = (int)(vis__analyzer_settings(fr->an)->card_min_visible * card_samples);
+  if (!st) st = vis__match(t, fr->tpl, fr->n_tpl, hyps, n_hyps, &mp, acc, n_acc, err);
+  res->profile.identify_ms = now_ms() - t1;
+  free(hyps);
+  return st;
+}
+
+tp_status vis_analyze_with_reference(vis_analyzer *an, const vis_reference *ref,
+                                     const tp_image *rgb, const vis_table_map *map,
+                                     vis_result *out, tp_error *err) {
+  if (!out) return tp_error_set(err, TP_ERR_INVALID, "vis_analyze_with_reference: out is NULL");
+  memset(out, 0, sizeof *out);
+  tp_status st = check_analysis(an, ref, rgb, map, err);
+  if (st) return st;
+  double t0 = now_ms();
+  vis__table t = {0};
+  frame fr = {an, ref, &t, NULL, 0, NULL, 0};
+  vis__object *acc = NULL;
+  int n_acc = 0;
+  st = vis__analyzer_rectify(an, rgb, map, &t, err);
+  out->profile.mapping_ms = now_ms() - t0;
+  if (!st) st = find_objects(&fr, &t, out, &acc, &n_acc, err);
+  double t1 = now_ms();
+  if (!st) {
+    fr.obj = calloc((size_t)(ref->n + n_acc + 1), sizeof *fr.obj);
+    if (!fr.obj) st = tp_error_set(err, TP_ERR_NOMEM, "out of memory for the objects");
+  }
+  if (!st) {
+    place_carpets(&fr, acc, n_acc);
+    st = place_cards(&fr, acc, n_acc, err);
+  }
+  if (!st) st = build_result(&fr, out, err);
+  out->profile.stacking_ms = now_ms() - t1;
+  free(acc);
+  free(fr.obj);
+  free(fr.tpl);
+  vis__table_free(&t);
+  out->profile.total_ms = now_ms() - t0;
+  if (st) {
+    vis_profile keep = out->profile;
+    vis_result_free(out);
+    out->profile = keep;
+  }
+  return st;
+}
