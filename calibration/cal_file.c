@@ -163,11 +163,12 @@ static tp_status get_number(const reader *rd, const cJSON *obj, const char *key,
 
 static tp_status get_int(const reader *rd, const cJSON *obj, const char *key,
                          const char *field, int lo, int hi, int *out) {
-  double d;
+  double d = 0; /* -O3 cannot see that an error status leaves it unset */
   tp_status st = get_number(rd, obj, key, field, lo, hi, &d);
-  if (st == TP_OK && d != floor(d)) return bad(rd, field, "is not a whole number");
-  if (st == TP_OK) *out = (int)d;
-  return st;
+  if (st != TP_OK) return st;
+  if (d != floor(d)) return bad(rd, field, "is not a whole number");
+  *out = (int)d;
+  return TP_OK;
 }
 
 /* Reads exactly n numbers in [lo, hi] from array item v. */

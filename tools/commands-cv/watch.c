@@ -926,7 +926,8 @@ static void remove_tree(const char *dir, int depth) {
   char path[4400];
   while (dp && (e = readdir(dp))) {
     if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    int n = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (n < 0 || (size_t)n >= sizeof path) continue; /* not ours: too long */
     if (unlink(path) != 0 && depth > 0) remove_tree(path, depth - 1);
   }
   if (dp) closedir(dp);
