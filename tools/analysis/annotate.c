@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "analysis_internal.h"
 #include "cvw.h"
 
 static void colour_rgb(const char *name, double rgb[3]) {
@@ -50,7 +51,7 @@ static void rect_path(cairo_t *cr, const mapper *m, const vis_rect *r) {
   cairo_close_path(cr);
 }
 
-/* Text with a dark halo so it reads on any background. */
+/* Text with a dark halo so it reads on any background, centred at (x, y). */
 static void label(cairo_t *cr, double x, double y, double size, const char *text,
                   const double rgb[3]) {
   cairo_set_font_size(cr, size);
@@ -65,75 +66,156 @@ static void label(cairo_t *cr, double x, double y, double size, const char *text
   cairo_fill(cr);
 }
 
-static void draw_cards(cairo_t *cr, const mapper *m, const vis_result *v, double fs) {
+/* A label at the first free spot among `spots` (table mm): clear of the
+ * labels drawn before it, on the visible part of its own object. */
+static void place_label(cairo_t *cr, const mapper *m, an__labels *placed,
+                        const vis_pt *spots, int n_spots, double size,
+                        const char *text, const double rgb[3]) {
+  cairo_set_font_size(cr, size);
+  cairo_text_extents_t e;
+  cairo_text_extents(cr, text, &e);
+  vis_pt px[AN__MAX_SPOTS], at;
+  for (int i = 0; i < n_spots && i < AN__MAX_SPOTS; i++) px[i] = to_px(m, spots[i]);
+  double halo = size / 5;
+  if (an__place_label(placed, px, n_spots < AN__MAX_SPOTS ? n_spots : AN__MAX_SPOTS,
+                      e.width + 2 * halo, e.height + 2 * halo, &at) >= 0)
+    label(cr, at.x, at.y, size, text, rgb);
+}
+
+/* Spots on r outside the rectangles lying on it; all spots on r if none
+ * is free (a wholly covered object still gets its name, placed clear of
+ * the label of what covers it). */
+static int spots_on(const vis_rect *r, const vis_rect *covers, int n_covers,
+                    vis_pt spots[AN__MAX_SPOTS]) {
+  int n = an__label_spots(r, covers, n_covers, spots, AN__MAX_SPOTS);
+  return n ? n : an__label_spots(r, NULL, 0, spots, AN__MAX_SPOTS);
+}
+
+static void stroke_rect(cairo_t *cr, const mapper *m, const vis_rect *r,
+                        const double rgb[3], double width, bool dashed) {
+  rect_path(cr, m, r);
+  cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+  cairo_set_line_width(cr, width);
+  if (dashed) {
+    double dash[2] = {width * 3, width * 2};
+    cairo_set_dash(cr, dash, 2, 0);
+  }
+  cairo_stroke(cr);
+  cairo_set_dash(cr, NULL, 0, 0);
+}
+
+static const double white[3] = {1, 1, 1}, warn[3] = {1, 0.6, 0};
+
+static void outline_cards(cairo_t *cr, const mapper *m, const vis_result *v, double fs) {
   for (int i = 0; i < v->n_cards; i++) {
     const vis_card *c = &v->cards[i];
-    rect_path(cr, m, &c->rect);
-    double white[3] = {1, 1, 1}, warn[3] = {1, 0.6, 0};
-    const double *col = c->uncertain ? warn : white;
-    cairo_set_source_rgb(cr, col[0], col[1], col[2]);
-    cairo_set_line_width(cr, fs / 6);
-    if (c->uncertain) {
-      double dash[2] = {fs / 2, fs / 3};
-      cairo_set_dash(cr, dash, 2, 0);
-    }
-    cairo_stroke(cr);
-    cairo_set_dash(cr, NULL, 0, 0);
-    vis_pt p = to_px(m, c->rect.center);
+    stroke_rect(cr, m, &c->rect, c->uncertain ? warn : white, fs / 6, c->uncertain);
+  }
+}
+
+static void outline_carpets(cairo_t *cr, const mapper *m, const vis_result *v, double fs) {
+  for (int i = 0; i < v->n_carpets; i++) {
+    double rgb[3];
+    colour_rgb(v->carpets[i].colour, rgb);
+    stroke_rect(cr, m, &v->carpets[i].rect, rgb, fs / 3, false);
+  }
+}
+
+/* The carpets lying on card i. */
+static int carpets_on_card(const vis_result *v, int card, vis_rect *out, int max) {
+  int n = 0;
+  for (int k = 0; k < v->n_carpets; k++)
+    for (int j = 0; j < v->carpets[k].n_on_cards && n < max; j++)
+      if (v->carpets[k].on_cards[j] == card) out[n++] = v->carpets[k].rect;
+  return n;
+}
+
+/* The cards and carpets lying on carpet i. */
+static int objects_on_carpet(const vis_result *v, int carpet, vis_rect *out, int max) {
+  const vis_carpet *c = &v->carpets[carpet];
+  int n = 0;
+  for (int j = 0; j < c->n_under_cards && n < max; j++)
+    if (c->under_cards[j] >= 0 && c->under_cards[j] < v->n_cards)
+      out[n++] = v->cards[c->under_cards[j]].rect;
+  for (int k = 0; k < v->n_overlaps && n < max; k++) {
+    const vis_overlap *o = &v->overlaps[k];
+    if (o->other_is_carpet && o->carpet == carpet && !o->carpet_on_top)
+      out[n++] = v->carpets[o->other].rect;
+    if (o->other_is_carpet && o->other == carpet && o->carpet_on_top)
+      out[n++] = v->carpets[o->carpet].rect;
+  }
+  return n;
+}
+
+static void label_cards(cairo_t *cr, const mapper *m, const vis_result *v,
+                        an__labels *placed, double fs) {
+  for (int i = 0; i < v->n_cards; i++) {
+    const vis_card *c = &v->cards[i];
+    vis_rect covers[VIS_MAX_CARPETS];
+    vis_pt spots[AN__MAX_SPOTS];
+    int n = spots_on(&c->rect, covers, carpets_on_card(v, i, covers, VIS_MAX_CARPETS), spots);
     char text[64];
     snprintf(text, sizeof text, "%d %s%s", i, c->type >= 0 ? vis_type_name(c->type) : "?",
              c->uncertain ? " ?" : "");
-    label(cr, p.x, p.y, fs, text, col);
+    place_label(cr, m, placed, spots, n, fs, text, c->uncertain ? warn : white);
   }
 }
 
-static void draw_carpets(cairo_t *cr, const mapper *m, const vis_result *v,
-                         const an_report *r, double fs) {
+static void label_carpets(cairo_t *cr, const mapper *m, const vis_result *v,
+                          const an_report *r, an__labels *placed, double fs) {
   for (int i = 0; i < v->n_carpets; i++) {
     const vis_carpet *c = &v->carpets[i];
+    vis_rect covers[128];
+    vis_pt spots[AN__MAX_SPOTS];
+    int n = spots_on(&c->rect, covers, objects_on_carpet(v, i, covers, 128), spots);
     double rgb[3];
     colour_rgb(c->colour, rgb);
-    rect_path(cr, m, &c->rect);
-    cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
-    cairo_set_line_width(cr, fs / 3);
-    cairo_stroke(cr);
-    vis_pt p = to_px(m, c->rect.center);
     char text[96];
     snprintf(text, sizeof text, "%s (%s)%s", c->colour, r->players[i], c->uncertain ? " ?" : "");
-    label(cr, p.x, p.y + fs * 1.2, fs, text, rgb);
+    place_label(cr, m, placed, spots, n, fs, text, rgb);
   }
+}
+
+/* Middle of the overlap of a and b: the mean of the corners of each that
+ * lie inside the other, or halfway between their centres. */
+static vis_pt overlap_middle(const vis_rect *a, const vis_rect *b) {
+  vis_pt ca[4], cb[4], sum = {0, 0};
+  int n = 0;
+  vis_rect_corners(a, ca);
+  vis_rect_corners(b, cb);
+  for (int k = 0; k < 4; k++) {
+    if (vis_rect_contains(b, ca[k])) sum.x += ca[k].x, sum.y += ca[k].y, n++;
+    if (vis_rect_contains(a, cb[k])) sum.x += cb[k].x, sum.y += cb[k].y, n++;
+  }
+  return n ? (vis_pt){sum.x / n, sum.y / n}
+           : (vis_pt){(a->center.x + b->center.x) / 2, (a->center.y + b->center.y) / 2};
 }
 
 /* At every overlap: "ON" where the carpet lies on top, "UNDER" where the
- * other lies on it, in the carpet's colour, at the overlap's middle. */
-static void draw_overlaps(cairo_t *cr, const mapper *m, const vis_result *v, double fs) {
+ * other lies on it, in the carpet's colour, near the overlap's middle. */
+static void label_overlaps(cairo_t *cr, const mapper *m, const vis_result *v,
+                           an__labels *placed, double fs) {
   for (int i = 0; i < v->n_overlaps; i++) {
     const vis_overlap *o = &v->overlaps[i];
     const vis_carpet *c = &v->carpets[o->carpet];
     const vis_rect *other = o->other_is_carpet ? &v->carpets[o->other].rect
                                                : &v->cards[o->other].rect;
-    /* middle of the overlap: mean of the corners inside the other rect */
-    vis_pt a[4], b[4], sum = {0, 0};
-    int n = 0;
-    vis_rect_corners(&c->rect, a);
-    vis_rect_corners(other, b);
-    for (int k = 0; k < 4; k++) {
-      if (vis_rect_contains(other, a[k])) sum.x += a[k].x, sum.y += a[k].y, n++;
-      if (vis_rect_contains(&c->rect, b[k])) sum.x += b[k].x, sum.y += b[k].y, n++;
-    }
-    vis_pt mid = n ? (vis_pt){sum.x / n, sum.y / n}
-                   : (vis_pt){(c->rect.center.x + other->center.x) / 2,
-                              (c->rect.center.y + other->center.y) / 2};
-    vis_pt p = to_px(m, mid);
+    vis_pt mid = overlap_middle(&c->rect, other);
+    /* the middle, then a little to each side (mm) */
+    vis_pt spots[5] = {mid, {mid.x, mid.y - 12}, {mid.x, mid.y + 12},
+                       {mid.x - 18, mid.y}, {mid.x + 18, mid.y}};
     double rgb[3];
     colour_rgb(c->colour, rgb);
-    label(cr, p.x, p.y, fs * 0.8, o->carpet_on_top ? (o->uncertain ? "on?" : "ON")
-                                                   : (o->uncertain ? "under?" : "UNDER"), rgb);
+    place_label(cr, m, placed, spots, 5, fs * 0.8,
+                o->carpet_on_top ? (o->uncertain ? "on?" : "ON")
+                                 : (o->uncertain ? "under?" : "UNDER"), rgb);
   }
 }
 
-static void draw_summary(cairo_t *cr, const char *summary, double fs) {
-  double y = fs * 1.5, white[3] = {1, 1, 1};
+/* The summary's lines at the top left; their boxes are reserved first so
+ * that no label covers them. */
+static void draw_summary(cairo_t *cr, const char *summary, an__labels *placed, double fs) {
+  double y = fs * 1.5;
   const char *line = summary;
   while (line && *line) {
     const char *end = strchr(line, '\n');
@@ -144,6 +226,7 @@ static void draw_summary(cairo_t *cr, const char *summary, double fs) {
     cairo_text_extents_t e;
     cairo_text_extents(cr, text, &e);
     label(cr, fs + e.width / 2, y, fs, text, white);
+    an__reserve(placed, (an__box){fs / 2, y - fs * 0.7, fs * 1.5 + e.width, y + fs * 0.7});
     y += fs * 1.4;
     line = end ? end + 1 : NULL;
   }
@@ -191,11 +274,14 @@ tp_status an_annotate(const an_session *s, const an_report *r, const char *path,
   cairo_t *cr = cairo_create(surf);
   cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
   double fs = fmax(10, ph->width / 110.0);
-  draw_cards(cr, &m, &r->vis, fs);
-  draw_carpets(cr, &m, &r->vis, r, fs);
-  draw_overlaps(cr, &m, &r->vis, fs);
+  outline_cards(cr, &m, &r->vis, fs);
+  outline_carpets(cr, &m, &r->vis, fs);
+  an__labels placed = {.n = 0};
   char *summary = an_report_summary(s, r);
-  draw_summary(cr, summary, fs);
+  draw_summary(cr, summary, &placed, fs);
+  label_cards(cr, &m, &r->vis, &placed, fs);
+  label_carpets(cr, &m, &r->vis, r, &placed, fs);
+  label_overlaps(cr, &m, &r->vis, &placed, fs);
   free(summary);
   cairo_destroy(cr);
   tp_image out = {0};
