@@ -366,15 +366,17 @@ typedef struct {
 
 static int n_carpets_of(const frame *fr) { return fr->n_obj - fr->ref->n; }
 
-/* The matcher's templates: the deck's carpet faces and backs, and every
- * present card's own patch (no deck type faces: the cards are known). */
+/* The matcher's templates: the deck's faces and every present card's own
+ * patch. The deck's type faces explain cards that are not in the
+ * reference (not reported), which would otherwise be taken for carpets;
+ * they can win over a known card's patch too (then the card is found by
+ * its type and place, as with a look-alike's patch). */
 static tp_status gather_templates(frame *fr, tp_error *err) {
   int n_an;
   const vis__template *an_tpl = vis__analyzer_templates(fr->an, &n_an);
   fr->tpl = calloc((size_t)(n_an + fr->ref->n + 1), sizeof *fr->tpl);
   if (!fr->tpl) return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the templates");
-  for (int i = 0; i < n_an; i++)
-    if (an_tpl[i].kind != VIS__FACE_TYPE) fr->tpl[fr->n_tpl++] = an_tpl[i];
+  for (int i = 0; i < n_an; i++) fr->tpl[fr->n_tpl++] = an_tpl[i];
   for (int s = 0; s < fr->ref->n; s++)
     if (fr->ref->cards[s].present) fr->tpl[fr->n_tpl++] = fr->ref->cards[s].patch;
   return TP_OK;
@@ -401,8 +403,17 @@ static tp_status hypotheses(frame *fr, vis__table *t, vis_rect **hyps, int *n_hy
   return TP_OK;
 }
 
+/* The reference slot of a card's patch, -1 for a deck face. */
 static int slot_of_template(const vis__template *tp) {
-  return tp->kind == VIS__FACE_TYPE ? tp->index - REF_INDEX_BASE : -1;
+  return tp->kind == VIS__FACE_TYPE && tp->index >= REF_INDEX_BASE ? tp->index - REF_INDEX_BASE
+                                                                  : -1;
+}
+
+/* The card type a template shows, -1 for a carpet. */
+static int type_of_template(const vis_reference *ref, const vis__template *tp) {
+  if (tp->kind != VIS__FACE_TYPE) return -1;
+  int s = slot_of_template(tp);
+  return s >= 0 ? ref->cards[s].type : tp->index;
 }
 
 static const vis__template *patch_of(const frame *fr, int slot) {
@@ -439,11 +450,11 @@ static tp_status assign_cards(const frame *fr, const vis__object *acc, int n_acc
   }
   int n = 0;
   for (int i = 0; i < n_acc; i++) {
-    int won = slot_of_template(&fr->tpl[acc[i].face]);
-    if (won < 0) continue;
+    int type = type_of_template(ref, &fr->tpl[acc[i].face]);
+    if (type < 0) continue;
     vis_pt c = vis__px_to_mm(fr->t, acc[i].r_px.center);
     for (int s = 0; s < ref->n; s++) {
-      if (!ref->cards[s].present || ref->cards[s].type != ref->cards[won].type) continue;
+      if (!ref->cards[s].present || ref->cards[s].type != type) continue;
       double d = hypot(c.x - ref->cards[s].rect.center.x, c.y - ref->cards[s].rect.center.y);
       if (d <= REF_BUMP_MM) p[n++] = (pairing){i, s, d};
     }
@@ -704,6 +715,11 @@ static void stack_on_cards(const frame *fr, int a, double min_area, stacking *sk
     double area = overlap_mm2(fr, a, j);
     if (area <= min_area) continue;
     ev[n_cards] = overlap_evidence(fr, a, j);
+    if (getenv("REF_DEBUG"))
+      fprintf(stderr, "carpet %d card %d: n %d on %d under %d hidden %d; card gain %.2f %.2f %.2f off %.1f carpet gain %.2f off %.1f\n",
+              fr->obj[a].index, j, ev[n_cards].n, ev[n_cards].on_top, ev[n_cards].under,
+              ev[n_cards].hidden, fr->obj[j].o.gain[0], fr->obj[j].o.gain[1], fr->obj[j].o.gain[2],
+              fr->obj[j].o.offset[0], fr->obj[a].o.gain[0], fr->obj[a].o.offset[0]);
     areas[n_cards] = area;
     sum_on += ev[n_cards].on_top, sum_under += ev[n_cards].under;
     sum_hidden += ev[n_cards].hidden;
@@ -846,7 +862,9 @@ static tp_status find_objects(frame *fr, vis__table *t, vis_result *res, vis__ob
   vis__match_params mp = {.tau = REF_TAU, .min_ratio = 0.6, .step = 2};
   double card_samples = d->card_mm[0] * d->card_mm[1] / (mp.step * mp.step);
   mp.min_explained = (int)(vis__analyzer_settings(fr->an)->card_min_visible * card_samples);
+  if (getenv("REF_DEBUG")) { mp.log = fopen("/tmp/rd/match.txt", "a"); if (mp.log) fprintf(mp.log, "=== analysis\n"); }
   if (!st) st = vis__match(t, fr->tpl, fr->n_tpl, hyps, n_hyps, &mp, acc, n_acc, err);
+  if (mp.log) fclose(mp.log);
   res->profile.identify_ms = now_ms() - t1;
   free(hyps);
   return st;
@@ -872,6 +890,10 @@ tp_status vis_analyze_with_reference(vis_analyzer *an, const vis_reference *ref,
     fr.obj = calloc((size_t)(ref->n + n_acc + 1), sizeof *fr.obj);
     if (!fr.obj) st = tp_error_set(err, TP_ERR_NOMEM, "out of memory for the objects");
   }
+  for (int i = 0; !st && getenv("REF_DEBUG") && i < n_acc; i++)
+    fprintf(stderr, "acc %d: tpl kind %d index %d at %.0f %.0f score %.2f expl %d valid %d\n", i,
+            fr.tpl[acc[i].face].kind, fr.tpl[acc[i].face].index, acc[i].r_px.center.x / 2 + t.x0_mm,
+            acc[i].r_px.center.y / 2 + t.y0_mm, acc[i].score, acc[i].explained, acc[i].valid);
   if (!st) {
     place_carpets(&fr, acc, n_acc);
     st = place_cards(&fr, acc, n_acc, err);
