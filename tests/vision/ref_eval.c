@@ -28,14 +28,15 @@
 
 typedef struct {
   int flights, exact, coverage, both, decisions, decisions_right, errors;
-  double ms;
+  double ms, mapping_ms, detect_ms, identify_ms, stacking_ms;
 } tally;
 
 static bool camera_to_image(void *user, const double mm[2], double px[2]) {
   return rnd_camera_project(user, mm[0], mm[1], &px[0], &px[1]);
 }
 
-static tp_status jpeg_round_trip(const rnd_scene *scene, tp_image *img, tp_error *err) {
+static tp_status jpeg_round_trip(const rnd_scene *scene, tp_image *img,
+                                 tp_error *err) {
   uint8_t *jpg = NULL;
   size_t len = 0;
   int q = scene->look.jpeg_quality > 0 ? scene->look.jpeg_quality : 90;
@@ -52,7 +53,8 @@ static tp_status jpeg_round_trip(const rnd_scene *scene, tp_image *img, tp_error
 
 static vis_pt centre(const double c[4][2]) {
   vis_pt p = {0, 0};
-  for (int i = 0; i < 4; i++) p.x += c[i][0] / 4, p.y += c[i][1] / 4;
+  for (int i = 0; i < 4; i++)
+    p.x += c[i][0] / 4, p.y += c[i][1] / 4;
   return p;
 }
 
@@ -66,15 +68,17 @@ static int truth_cards(const rnd_scene *scene, vis_card *cards) {
     cards[i].rect.center = centre(t.cards[i].corners_mm);
     cards[i].rect.w = scene->card_mm[0];
     cards[i].rect.h = scene->card_mm[1];
-    cards[i].rect.angle_deg = vis_normalize_angle180(scene->cards[i].pose.angle_deg);
+    cards[i].rect.angle_deg =
+        vis_normalize_angle180(scene->cards[i].pose.angle_deg);
   }
   return scene->n_cards;
 }
 
 /* The layout cards as vis_analyze sees the layout frame, in the truth's
  * order (the controller's ids); a card it missed is left out. */
-static int analysed_cards(vis_analyzer *an, const tp_image *img, const vis_table_map *map,
-                          const rnd_scene *scene, vis_card *cards) {
+static int analysed_cards(vis_analyzer *an, const tp_image *img,
+                          const vis_table_map *map, const rnd_scene *scene,
+                          vis_card *cards) {
   vis_result r;
   tp_error err;
   if (vis_analyze(an, img, map, &r, &err)) return 0;
@@ -84,8 +88,8 @@ static int analysed_cards(vis_analyzer *an, const tp_image *img, const vis_table
   for (int i = 0; i < scene->n_cards; i++) {
     vis_pt c = centre(t.cards[i].corners_mm);
     for (int k = 0; k < r.n_cards; k++)
-      if (r.cards[k].type >= 0 &&
-          hypot(r.cards[k].rect.center.x - c.x, r.cards[k].rect.center.y - c.y) < 15) {
+      if (r.cards[k].type >= 0 && hypot(r.cards[k].rect.center.x - c.x,
+                                        r.cards[k].rect.center.y - c.y) < 15) {
         cards[n++] = r.cards[k];
         break;
       }
@@ -103,17 +107,18 @@ static bool coverage_right(const rnd_scene *scene, const vis_result *v) {
     vis_pt c = centre(t.cards[i].corners_mm);
     int best = -1;
     for (int k = 0; k < v->n_cards; k++)
-      if (v->cards[k].type >= 0 &&
-          hypot(v->cards[k].rect.center.x - c.x, v->cards[k].rect.center.y - c.y) < 15)
+      if (v->cards[k].type >= 0 && hypot(v->cards[k].rect.center.x - c.x,
+                                         v->cards[k].rect.center.y - c.y) < 15)
         best = k;
-    if (best < 0 || fabs(v->cards[best].visible_fraction - t.cards[i].visible_fraction) > 0.1)
+    if (best < 0 || fabs(v->cards[best].visible_fraction -
+                         t.cards[i].visible_fraction) > 0.1)
       return false;
   }
   return true;
 }
 
-static void score(const rnd_scene *scene, const vis_result *v, tally *t, const char *name,
-                  unsigned long seed, bool verbose) {
+static void score(const rnd_scene *scene, const vis_result *v, tally *t,
+                  const char *name, unsigned long seed, bool verbose) {
   an_report rep;
   memset(&rep, 0, sizeof rep);
   rep.vis = *v;
@@ -127,6 +132,10 @@ static void score(const rnd_scene *scene, const vis_result *v, tally *t, const c
   t->decisions += s.stack_decisions;
   t->decisions_right += s.stack_right;
   t->ms += v->profile.total_ms;
+  t->mapping_ms += v->profile.mapping_ms;
+  t->detect_ms += v->profile.detect_ms;
+  t->identify_ms += v->profile.identify_ms;
+  t->stacking_ms += v->profile.stacking_ms;
   if (verbose && (!s.exact || !cov))
     printf("  seed %lu %s: %s%s\n", seed, name, s.exact ? "" : s.errors,
            cov ? "" : " [coverage wrong]");
@@ -134,10 +143,15 @@ static void score(const rnd_scene *scene, const vis_result *v, tally *t, const c
 
 static void print_tally(const char *level, const char *name, const tally *t) {
   double n = t->flights ? t->flights : 1;
-  printf("%-7s %-15s %3d flights  exact %5.1f%%  coverage %5.1f%%  both %5.1f%%  on-top %5.1f%%  "
-         "%6.0f ms/frame\n",
-         level, name, t->flights, 100 * t->exact / n, 100 * t->coverage / n, 100 * t->both / n,
-         t->decisions ? 100.0 * t->decisions_right / t->decisions : 100.0, t->ms / n);
+  printf("%-7s %-15s %3d flights  exact %5.1f%%  coverage %5.1f%%  both "
+         "%5.1f%%  on-top %5.1f%%  "
+         "%6.0f ms/frame (mapping %.0f, detection %.0f, identification %.0f, "
+         "stacking %.0f)\n",
+         level, name, t->flights, 100 * t->exact / n, 100 * t->coverage / n,
+         100 * t->both / n,
+         t->decisions ? 100.0 * t->decisions_right / t->decisions : 100.0,
+         t->ms / n, t->mapping_ms / n, t->detect_ms / n, t->identify_ms / n,
+         t->stacking_ms / n);
 }
 
 typedef struct {
@@ -146,8 +160,8 @@ typedef struct {
   bool layout_analysis, verbose;
 } ctx;
 
-static tp_status one_flight(ctx *c, rnd_difficulty level, unsigned long seed, tally *ref_t,
-                            tally *plain_t, tp_error *err) {
+static tp_status one_flight(ctx *c, rnd_difficulty level, unsigned long seed,
+                            tally *ref_t, tally *plain_t, tp_error *err) {
   rnd_scene flight, layout;
   rnd_scene_random(seed, level, NULL, &flight);
   layout = flight;
@@ -163,8 +177,9 @@ static tp_status one_flight(ctx *c, rnd_difficulty level, unsigned long seed, ta
   if (!st) st = jpeg_round_trip(&flight, &fimg, err);
   if (!st) st = vis_reference_create(&ref, err);
   int n = 0;
-  if (!st) n = c->layout_analysis ? analysed_cards(c->an, &limg, &map, &layout, cards)
-                                  : truth_cards(&layout, cards);
+  if (!st)
+    n = c->layout_analysis ? analysed_cards(c->an, &limg, &map, &layout, cards)
+                           : truth_cards(&layout, cards);
   if (!st) st = vis_reference_add_cards(ref, c->an, &limg, &map, cards, n, err);
   vis_result r;
   if (!st) st = vis_analyze_with_reference(c->an, ref, &fimg, &map, &r, err);
@@ -189,13 +204,19 @@ int main(int argc, char **argv) {
   const char *diff = "normal";
   ctx c = {0};
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoul(argv[++i], NULL, 10);
-    else if (!strcmp(argv[i], "--count") && i + 1 < argc) count = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--difficulty") && i + 1 < argc) diff = argv[++i];
-    else if (!strcmp(argv[i], "--layout-analysis")) c.layout_analysis = true;
-    else if (!strcmp(argv[i], "--verbose")) c.verbose = true;
+    if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+      seed = strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(argv[i], "--count") && i + 1 < argc)
+      count = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--difficulty") && i + 1 < argc)
+      diff = argv[++i];
+    else if (!strcmp(argv[i], "--layout-analysis"))
+      c.layout_analysis = true;
+    else if (!strcmp(argv[i], "--verbose"))
+      c.verbose = true;
     else {
-      fprintf(stderr, "usage: vt_ref_eval [--seed N] [--count N] [--difficulty easy|normal|hard|all] "
+      fprintf(stderr, "usage: vt_ref_eval [--seed N] [--count N] [--difficulty "
+                      "easy|normal|hard|all] "
                       "[--layout-analysis] [--verbose]\n");
       return 2;
     }
@@ -211,7 +232,8 @@ int main(int argc, char **argv) {
     if (strcmp(diff, "all") && strcmp(diff, names[l])) continue;
     tally rt = {0}, pt = {0};
     for (int k = 0; k < count; k++) {
-      tp_status fs = one_flight(&c, (rnd_difficulty)l, seed + (unsigned long)k, &rt, &pt, &err);
+      tp_status fs = one_flight(&c, (rnd_difficulty)l, seed + (unsigned long)k,
+                                &rt, &pt, &err);
       if (fs) {
         fprintf(stderr, "seed %lu: %s\n", seed + (unsigned long)k, err.text);
         rt.errors++;
@@ -219,8 +241,10 @@ int main(int argc, char **argv) {
     }
     print_tally(names[l], "with reference", &rt);
     print_tally(names[l], "vis_analyze", &pt);
-    printf("%-7s speed: with reference %.0f ms, vis_analyze %.0f ms per frame (ratio %.2f)\n",
-           names[l], rt.ms / (rt.flights ? rt.flights : 1), pt.ms / (pt.flights ? pt.flights : 1),
+    printf("%-7s speed: with reference %.0f ms, vis_analyze %.0f ms per frame "
+           "(ratio %.2f)\n",
+           names[l], rt.ms / (rt.flights ? rt.flights : 1),
+           pt.ms / (pt.flights ? pt.flights : 1),
            pt.ms > 0 ? rt.ms / pt.ms : 0);
   }
   if (st) fprintf(stderr, "vt_ref_eval: %s\n", err.text);

@@ -24,8 +24,8 @@
 #include "vision.h"
 
 enum { N_LAYOUT = 6 };
-static const char *const layout_types[N_LAYOUT] = {"adventure-a", "adventure-b", "palace",
-                                                   "adventure-c", "lamp",        "treasure"};
+static const char *const layout_types[N_LAYOUT] = {
+    "adventure-a", "adventure-b", "palace", "adventure-c", "lamp", "treasure"};
 
 typedef struct {
   an_scenes *sc;
@@ -68,8 +68,8 @@ static void layout_scene(rnd_scene *s) {
   }
 }
 
-static void add_carpet(rnd_scene *s, const char *colour, double x, double y, double angle,
-                       double z) {
+static void add_carpet(rnd_scene *s, const char *colour, double x, double y,
+                       double angle, double z) {
   rnd_carpet *c = &s->carpets[s->n_carpets++];
   memset(c, 0, sizeof *c);
   snprintf(c->colour, sizeof c->colour, "%s", colour);
@@ -81,8 +81,12 @@ static void add_carpet(rnd_scene *s, const char *colour, double x, double y, dou
   c->pose.lift_mm = z < 0 ? 0.2 : 1.0;
 }
 
-static double card_x(const rnd_scene *s, int i) { return s->cards[i].pose.center_mm[0]; }
-static double card_y(const rnd_scene *s, int i) { return s->cards[i].pose.center_mm[1]; }
+static double card_x(const rnd_scene *s, int i) {
+  return s->cards[i].pose.center_mm[0];
+}
+static double card_y(const rnd_scene *s, int i) {
+  return s->cards[i].pose.center_mm[1];
+}
 
 static void render(fixture *f, const rnd_scene *s, tp_image *img) {
   tp_error err;
@@ -95,25 +99,29 @@ static int setup(void **state) {
   an_options ao = {.image = "scene"};
   assert_int_equal(an_session_create(&ao, &f->session, &err), TP_OK);
   assert_int_equal(an_scenes_create(&f->sc, &err), TP_OK);
-  assert_int_equal(vis_analyzer_create(an_session_deck(f->session), NULL, &f->an, &err), TP_OK);
+  assert_int_equal(
+      vis_analyzer_create(an_session_deck(f->session), NULL, &f->an, &err),
+      TP_OK);
   layout_scene(&f->layout);
   render(f, &f->layout, &f->layout_img);
   rnd_truth t;
   rnd_truth_compute(&f->layout, &t);
-  for (int i = 0; i < N_LAYOUT; i++) { /* the layout as the controller knows it */
+  for (int i = 0; i < N_LAYOUT;
+       i++) { /* the layout as the controller knows it */
     vis_card *c = &f->cards[i];
     c->type = vis_type_from_name(layout_types[i]);
     c->rect.center.x = card_x(&f->layout, i);
     c->rect.center.y = card_y(&f->layout, i);
     c->rect.w = 59;
     c->rect.h = 91;
-    c->rect.angle_deg = vis_normalize_angle180(f->layout.cards[i].pose.angle_deg);
+    c->rect.angle_deg =
+        vis_normalize_angle180(f->layout.cards[i].pose.angle_deg);
   }
   vis_table_map map = map_of(&f->layout);
   assert_int_equal(vis_reference_create(&f->ref, &err), TP_OK);
-  assert_int_equal(
-      vis_reference_add_cards(f->ref, f->an, &f->layout_img, &map, f->cards, N_LAYOUT, &err),
-      TP_OK);
+  assert_int_equal(vis_reference_add_cards(f->ref, f->an, &f->layout_img, &map,
+                                           f->cards, N_LAYOUT, &err),
+                   TP_OK);
   assert_int_equal(vis_reference_card_count(f->ref), N_LAYOUT);
   *state = f;
   return 0;
@@ -138,7 +146,8 @@ static bool in_list(const int *l, int n, int x) {
 
 static vis_pt centre(const double c[4][2]) {
   vis_pt p = {0, 0};
-  for (int i = 0; i < 4; i++) p.x += c[i][0] / 4, p.y += c[i][1] / 4;
+  for (int i = 0; i < 4; i++)
+    p.x += c[i][0] / 4, p.y += c[i][1] / 4;
   return p;
 }
 
@@ -153,7 +162,8 @@ static void check_truth(const rnd_scene *s, const vis_result *r) {
     if (c->type != vis_type_from_name(s->cards[i].type) ||
         hypot(c->rect.center.x - tc.x, c->rect.center.y - tc.y) > 4 ||
         fabs(c->visible_fraction - t.cards[i].visible_fraction) > 0.08)
-      fail_msg("card %d (%s): type %d at (%.1f, %.1f) visible %.2f; truth (%.1f, %.1f) "
+      fail_msg("card %d (%s): type %d at (%.1f, %.1f) visible %.2f; truth "
+               "(%.1f, %.1f) "
                "visible %.2f",
                i, s->cards[i].type, c->type, c->rect.center.x, c->rect.center.y,
                c->visible_fraction, tc.x, tc.y, t.cards[i].visible_fraction);
@@ -162,27 +172,30 @@ static void check_truth(const rnd_scene *s, const vis_result *r) {
   for (int j = 0; j < s->n_carpets; j++) {
     const vis_carpet *c = NULL;
     for (int k = 0; k < r->n_carpets; k++)
-      if (!strcmp(r->carpets[k].colour, s->carpets[j].colour)) c = &r->carpets[k];
+      if (!strcmp(r->carpets[k].colour, s->carpets[j].colour))
+        c = &r->carpets[k];
     if (!c) fail_msg("the %s carpet was not found", s->carpets[j].colour);
     vis_pt tc = centre(t.carpets[j].corners_mm);
     if (hypot(c->rect.center.x - tc.x, c->rect.center.y - tc.y) > 4)
-      fail_msg("the %s carpet at (%.1f, %.1f), truth (%.1f, %.1f)", c->colour, c->rect.center.x,
-               c->rect.center.y, tc.x, tc.y);
+      fail_msg("the %s carpet at (%.1f, %.1f), truth (%.1f, %.1f)", c->colour,
+               c->rect.center.x, c->rect.center.y, tc.x, tc.y);
     for (int i = 0; i < s->n_cards; i++) {
       bool truth_on = in_list(t.carpets[j].on_cards, t.carpets[j].n_on, i);
       if (truth_on != in_list(c->on_cards, c->n_on_cards, i))
-        fail_msg("the %s carpet %s card %d", c->colour, truth_on ? "lies on" : "does not lie on",
-                 i);
+        fail_msg("the %s carpet %s card %d", c->colour,
+                 truth_on ? "lies on" : "does not lie on", i);
     }
   }
 }
 
 static void analyze_flight(fixture *f, const rnd_scene *flight, vis_result *r) {
-  const char *dump = getenv("TEPPICH_TEST_DUMP"); /* debugging: a folder for the scenes */
+  const char *dump =
+      getenv("TEPPICH_TEST_DUMP"); /* debugging: a folder for the scenes */
   char *json = dump ? rnd_scene_to_json(flight) : NULL;
   tp_error err;
   char path[1024];
-  snprintf(path, sizeof path, "%s/flight-%d.json", dump ? dump : ".", f->n_flights++);
+  snprintf(path, sizeof path, "%s/flight-%d.json", dump ? dump : ".",
+           f->n_flights++);
   if (json) tp_write_file_atomic(path, json, strlen(json), &err);
   free(json);
   tp_image img = {0};
@@ -233,7 +246,8 @@ static void test_carpet_on_carpet_on_card(void **state) {
 static void test_card_wholly_covered(void **state) {
   fixture *f = *state;
   rnd_scene s = f->layout;
-  add_carpet(&s, "green", card_x(&s, 4), card_y(&s, 4), s.cards[4].pose.angle_deg, 1000);
+  add_carpet(&s, "green", card_x(&s, 4), card_y(&s, 4),
+             s.cards[4].pose.angle_deg, 1000);
   vis_result r;
   analyze_flight(f, &s, &r);
   check_truth(&s, &r);
@@ -250,7 +264,8 @@ static void test_card_bumped(void **state) {
   vis_result r;
   analyze_flight(f, &s, &r);
   check_truth(&s, &r);
-  double da = fabs(vis_normalize_angle180(s.cards[5].pose.angle_deg) - r.cards[5].rect.angle_deg);
+  double da = fabs(vis_normalize_angle180(s.cards[5].pose.angle_deg) -
+                   r.cards[5].rect.angle_deg);
   assert_true(fmin(da, 180 - da) < 2);
   vis_result_free(&r);
 }
@@ -274,10 +289,12 @@ static void test_lamp_switched_on(void **state) {
 static void test_lookalikes_under_carpets(void **state) {
   fixture *f = *state;
   rnd_scene s = f->layout;
-  add_carpet(&s, "red", card_x(&s, 0), card_y(&s, 0) + 22, s.cards[0].pose.angle_deg, 1000);
-  add_carpet(&s, "blue", card_x(&s, 1) + 4, card_y(&s, 1) - 24, s.cards[1].pose.angle_deg, 1001);
-  add_carpet(&s, "green", card_x(&s, 3) - 5, card_y(&s, 3) + 26, s.cards[3].pose.angle_deg - 4,
-             1002);
+  add_carpet(&s, "red", card_x(&s, 0), card_y(&s, 0) + 22,
+             s.cards[0].pose.angle_deg, 1000);
+  add_carpet(&s, "blue", card_x(&s, 1) + 4, card_y(&s, 1) - 24,
+             s.cards[1].pose.angle_deg, 1001);
+  add_carpet(&s, "green", card_x(&s, 3) - 5, card_y(&s, 3) + 26,
+             s.cards[3].pose.angle_deg - 4, 1002);
   run_case(state, &s);
 }
 
@@ -292,13 +309,26 @@ static void test_null_arguments(void **state) {
   vis_reference_destroy(NULL);
   assert_int_equal(vis_reference_card_count(NULL), 0);
   vis_reference_remove_card(NULL, 0);
-  assert_int_not_equal(vis_analyze_with_reference(f->an, NULL, &f->layout_img, &map, &r, &err), TP_OK);
-  assert_int_not_equal(vis_analyze_with_reference(NULL, f->ref, &f->layout_img, &map, &r, &err), TP_OK);
-  assert_int_not_equal(vis_analyze_with_reference(f->an, f->ref, NULL, &map, &r, &err), TP_OK);
-  assert_int_not_equal(vis_analyze_with_reference(f->an, f->ref, &f->layout_img, NULL, &r, &err), TP_OK);
-  assert_int_not_equal(vis_analyze_with_reference(f->an, f->ref, &f->layout_img, &map, NULL, &err), TP_OK);
-  assert_int_not_equal(vis_reference_add_cards(NULL, f->an, &f->layout_img, &map, f->cards, 1, &err), TP_OK);
-  assert_int_not_equal(vis_reference_add_cards(f->ref, f->an, &f->layout_img, &map, NULL, 1, &err), TP_OK);
+  assert_int_not_equal(
+      vis_analyze_with_reference(f->an, NULL, &f->layout_img, &map, &r, &err),
+      TP_OK);
+  assert_int_not_equal(
+      vis_analyze_with_reference(NULL, f->ref, &f->layout_img, &map, &r, &err),
+      TP_OK);
+  assert_int_not_equal(
+      vis_analyze_with_reference(f->an, f->ref, NULL, &map, &r, &err), TP_OK);
+  assert_int_not_equal(
+      vis_analyze_with_reference(f->an, f->ref, &f->layout_img, NULL, &r, &err),
+      TP_OK);
+  assert_int_not_equal(vis_analyze_with_reference(f->an, f->ref, &f->layout_img,
+                                                  &map, NULL, &err),
+                       TP_OK);
+  assert_int_not_equal(vis_reference_add_cards(NULL, f->an, &f->layout_img,
+                                               &map, f->cards, 1, &err),
+                       TP_OK);
+  assert_int_not_equal(vis_reference_add_cards(f->ref, f->an, &f->layout_img,
+                                               &map, NULL, 1, &err),
+                       TP_OK);
   assert_int_equal(vis_reference_card_count(f->ref), N_LAYOUT);
 }
 
@@ -312,10 +342,14 @@ static void test_empty_reference(void **state) {
   tp_error err;
   vis_reference *ref;
   assert_int_equal(vis_reference_create(&ref, &err), TP_OK);
-  assert_int_equal(vis_reference_add_cards(ref, f->an, &img, &map, f->cards, 0, &err), TP_OK);
+  assert_int_equal(
+      vis_reference_add_cards(ref, f->an, &img, &map, f->cards, 0, &err),
+      TP_OK);
   vis_result r;
-  assert_int_equal(vis_analyze_with_reference(f->an, ref, &img, &map, &r, &err), TP_OK);
-  assert_int_equal(r.n_cards, 0); /* cards not in the reference are not reported */
+  assert_int_equal(vis_analyze_with_reference(f->an, ref, &img, &map, &r, &err),
+                   TP_OK);
+  assert_int_equal(r.n_cards,
+                   0); /* cards not in the reference are not reported */
   assert_int_equal(r.n_carpets, 1);
   assert_string_equal(r.carpets[0].colour, "red");
   assert_int_equal(r.carpets[0].n_on_cards, 0);
@@ -332,14 +366,22 @@ static void test_bad_cards_add_nothing(void **state) {
   assert_int_equal(vis_reference_create(&ref, &err), TP_OK);
   vis_card bad[2] = {f->cards[0], f->cards[1]};
   bad[1].type = -1;
-  assert_int_not_equal(vis_reference_add_cards(ref, f->an, &f->layout_img, &map, bad, 2, &err), TP_OK);
+  assert_int_not_equal(
+      vis_reference_add_cards(ref, f->an, &f->layout_img, &map, bad, 2, &err),
+      TP_OK);
   bad[1] = f->cards[1];
   bad[1].rect.center.x = NAN;
-  assert_int_not_equal(vis_reference_add_cards(ref, f->an, &f->layout_img, &map, bad, 2, &err), TP_OK);
+  assert_int_not_equal(
+      vis_reference_add_cards(ref, f->an, &f->layout_img, &map, bad, 2, &err),
+      TP_OK);
   bad[1].rect.center.x = 5000; /* far beyond the picture */
-  assert_int_not_equal(vis_reference_add_cards(ref, f->an, &f->layout_img, &map, bad, 2, &err), TP_OK);
+  assert_int_not_equal(
+      vis_reference_add_cards(ref, f->an, &f->layout_img, &map, bad, 2, &err),
+      TP_OK);
   assert_non_null(strstr(err.text, "card 1"));
-  assert_int_not_equal(vis_reference_add_cards(ref, f->an, &f->layout_img, &map, bad, -1, &err), TP_OK);
+  assert_int_not_equal(
+      vis_reference_add_cards(ref, f->an, &f->layout_img, &map, bad, -1, &err),
+      TP_OK);
   assert_int_equal(vis_reference_card_count(ref), 0); /* all or nothing */
   vis_reference_destroy(ref);
 }
@@ -351,7 +393,9 @@ static void test_removed_slots(void **state) {
   vis_table_map map = map_of(&s);
   vis_reference *ref;
   assert_int_equal(vis_reference_create(&ref, &err), TP_OK);
-  assert_int_equal(vis_reference_add_cards(ref, f->an, &f->layout_img, &map, f->cards, N_LAYOUT, &err), TP_OK);
+  assert_int_equal(vis_reference_add_cards(ref, f->an, &f->layout_img, &map,
+                                           f->cards, N_LAYOUT, &err),
+                   TP_OK);
   vis_reference_remove_card(ref, 2);
   vis_reference_remove_card(ref, 2); /* twice: no harm */
   vis_reference_remove_card(ref, -1);
@@ -360,11 +404,13 @@ static void test_removed_slots(void **state) {
   /* the palace is taken away and a carpet lands where it was */
   s.cards[2] = s.cards[--s.n_cards];
   s.n_cards = N_LAYOUT - 1;
-  add_carpet(&s, "green", card_x(&f->layout, 2), card_y(&f->layout, 2) + 10, 30, 1000);
+  add_carpet(&s, "green", card_x(&f->layout, 2), card_y(&f->layout, 2) + 10, 30,
+             1000);
   tp_image img = {0};
   render(f, &s, &img);
   vis_result r;
-  assert_int_equal(vis_analyze_with_reference(f->an, ref, &img, &map, &r, &err), TP_OK);
+  assert_int_equal(vis_analyze_with_reference(f->an, ref, &img, &map, &r, &err),
+                   TP_OK);
   assert_int_equal(r.n_cards, N_LAYOUT);
   assert_int_equal(r.cards[2].type, -1);
   assert_true(r.cards[2].visible_fraction == 0);
@@ -396,7 +442,8 @@ static void test_frame_of_another_size(void **state) {
   memset(tiny.data, 90, (size_t)tiny.stride * 16);
   vis_table_map map = map_of(&f->layout);
   tp_error err;
-  if (vis_analyze_with_reference(f->an, f->ref, &tiny, &map, &r, &err) == TP_OK) {
+  if (vis_analyze_with_reference(f->an, f->ref, &tiny, &map, &r, &err) ==
+      TP_OK) {
     assert_int_equal(r.n_cards, N_LAYOUT);
     vis_result_free(&r);
   }
@@ -428,14 +475,17 @@ static void test_random_cards(void **state) {
       cards[k].rect.w = 59, cards[k].rect.h = 91;
       if ((h >> 4) % 17 == 0) cards[k].rect.angle_deg = NAN;
     }
-    if (vis_reference_add_cards(ref, f->an, &f->layout_img, &map, cards, n, &err) == TP_OK)
+    if (vis_reference_add_cards(ref, f->an, &f->layout_img, &map, cards, n,
+                                &err) == TP_OK)
       expected += n;
     assert_int_equal(vis_reference_card_count(ref), expected);
     h = h * 1664525u + 1013904223u;
     vis_reference_remove_card(ref, (int)(h >> 27) - 4);
   }
   vis_result r;
-  assert_int_equal(vis_analyze_with_reference(f->an, ref, &f->layout_img, &map, &r, &err), TP_OK);
+  assert_int_equal(
+      vis_analyze_with_reference(f->an, ref, &f->layout_img, &map, &r, &err),
+      TP_OK);
   assert_int_equal(r.n_cards, expected);
   for (int i = 0; i < r.n_cards; i++)
     if (r.cards[i].type < 0) assert_string_equal(r.cards[i].reason, "removed");

@@ -46,8 +46,8 @@ enum { REF_INDEX_BASE = 1000 };
 typedef struct {
   bool present; /* false once taken away */
   int type;
-  bool upside_down;   /* of the reference vis_card, passed through */
-  vis_rect rect;      /* table mm, the pose at layout */
+  bool upside_down;    /* of the reference vis_card, passed through */
+  vis_rect rect;       /* table mm, the pose at layout */
   vis__template patch; /* what it looked like, along rect's axes */
 } ref_card;
 
@@ -65,20 +65,27 @@ static double now_ms(void) {
 /* ------------------------------------------------------ the handle */
 
 tp_status vis_reference_create(vis_reference **out, tp_error *err) {
-  if (!out) return tp_error_set(err, TP_ERR_INVALID, "vis_reference_create: out is NULL");
+  if (!out)
+    return tp_error_set(err, TP_ERR_INVALID,
+                        "vis_reference_create: out is NULL");
   *out = calloc(1, sizeof **out);
-  if (!*out) return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the layout reference");
+  if (!*out)
+    return tp_error_set(err, TP_ERR_NOMEM,
+                        "out of memory for the layout reference");
   return TP_OK;
 }
 
 void vis_reference_destroy(vis_reference *ref) {
   if (!ref) return;
-  for (int i = 0; i < ref->n; i++) vis__template_free(&ref->cards[i].patch);
+  for (int i = 0; i < ref->n; i++)
+    vis__template_free(&ref->cards[i].patch);
   free(ref->cards);
   free(ref);
 }
 
-int vis_reference_card_count(const vis_reference *ref) { return ref ? ref->n : 0; }
+int vis_reference_card_count(const vis_reference *ref) {
+  return ref ? ref->n : 0;
+}
 
 void vis_reference_remove_card(vis_reference *ref, int i) {
   if (!ref || i < 0 || i >= ref->n) return;
@@ -90,8 +97,8 @@ void vis_reference_remove_card(vis_reference *ref, int i) {
 
 /* Face axes in table pixels per face mm (as match.c's): across (+x of
  * the face) and along (+y). */
-static void face_axes(const vis_rect *r, double s, bool flipped, double *ax, double *ay,
-                      double *lx, double *ly) {
+static void face_axes(const vis_rect *r, double s, bool flipped, double *ax,
+                      double *ay, double *lx, double *ly) {
   double a = r->angle_deg * REF_PI / 180.0, sg = flipped ? -1 : 1;
   *lx = sg * s * cos(a);
   *ly = sg * s * sin(a);
@@ -102,7 +109,8 @@ static void face_axes(const vis_rect *r, double s, bool flipped, double *ax, dou
 /* Bilinear smoothed Lab at table pixel (x, y); false outside the table
  * image or where the camera saw nothing (black rgb, as match.c). */
 static bool table_lab(const vis__table *t, double x, double y, float out[3]) {
-  if (x < 0 || y < 0 || x > t->lab.width - 1.001 || y > t->lab.height - 1.001) return false;
+  if (x < 0 || y < 0 || x > t->lab.width - 1.001 || y > t->lab.height - 1.001)
+    return false;
   int ix = (int)x, iy = (int)y;
   double fx = x - ix, fy = y - iy;
   const uint8_t *r0 = tp_image_row(&t->smooth, iy) + 3 * ix;
@@ -116,8 +124,9 @@ static bool table_lab(const vis__table *t, double x, double y, float out[3]) {
 }
 
 /* Table pixel of template sample (i, j) of tp lying at r (pixels). */
-static vis_pt sample_point(const vis__template *tp, const vis_rect *r, double ax, double ay,
-                           double lx, double ly, int i, int j) {
+static vis_pt sample_point(const vis__template *tp, const vis_rect *r,
+                           double ax, double ay, double lx, double ly, int i,
+                           int j) {
   double dx = (i + 0.5) * tp->w_mm / tp->w - tp->w_mm / 2;
   double dy = (j + 0.5) * tp->h_mm / tp->h - tp->h_mm / 2;
   vis_pt p = {r->center.x + dx * ax + dy * lx, r->center.y + dx * ay + dy * ly};
@@ -143,7 +152,8 @@ static vis_rect rect_px_to_mm(const vis__table *t, const vis_rect *r) {
 /* Fills the patch (allocated here) from the table at r (pixels). Samples
  * the camera did not see get the mean of those it saw. Returns the share
  * of samples seen. */
-static double sample_patch(const vis__table *t, const vis_rect *r, vis__template *p) {
+static double sample_patch(const vis__table *t, const vis_rect *r,
+                           vis__template *p) {
   double ax, ay, lx, ly, sum[3] = {0, 0, 0};
   face_axes(r, t->px_per_mm, false, &ax, &ay, &lx, &ly);
   int seen = 0, n = p->w * p->h;
@@ -156,38 +166,47 @@ static double sample_patch(const vis__table *t, const vis_rect *r, vis__template
       if (!table_lab(t, q.x, q.y, f)) continue;
       ok[j * p->w + i] = 1;
       seen++;
-      for (int k = 0; k < 3; k++) sum[k] += f[k];
+      for (int k = 0; k < 3; k++)
+        sum[k] += f[k];
     }
   for (int s = 0; seen && s < n; s++)
     if (!ok[s])
-      for (int k = 0; k < 3; k++) p->lab[3 * s + k] = (float)(sum[k] / seen);
+      for (int k = 0; k < 3; k++)
+        p->lab[3 * s + k] = (float)(sum[k] / seen);
   free(ok);
   return (double)seen / n;
 }
 
 /* ------------------------------------------------------ add cards */
 
-static tp_status check_frame(const tp_image *rgb, const vis_table_map *map, tp_error *err) {
-  if (!rgb || !rgb->data || rgb->channels != 3 || rgb->width < 16 || rgb->height < 16)
-    return tp_error_set(err, TP_ERR_INVALID, "the reference analysis needs an RGB image");
+static tp_status check_frame(const tp_image *rgb, const vis_table_map *map,
+                             tp_error *err) {
+  if (!rgb || !rgb->data || rgb->channels != 3 || rgb->width < 16 ||
+      rgb->height < 16)
+    return tp_error_set(err, TP_ERR_INVALID,
+                        "the reference analysis needs an RGB image");
   if (!map || !map->table_to_image)
-    return tp_error_set(err, TP_ERR_INVALID, "the reference analysis needs the table mapping");
+    return tp_error_set(err, TP_ERR_INVALID,
+                        "the reference analysis needs the table mapping");
   return TP_OK;
 }
 
 static bool rect_sane(const vis_rect *r) {
-  return isfinite(r->center.x) && isfinite(r->center.y) && isfinite(r->angle_deg) &&
-         fabs(r->center.x) < 1e5 && fabs(r->center.y) < 1e5;
+  return isfinite(r->center.x) && isfinite(r->center.y) &&
+         isfinite(r->angle_deg) && fabs(r->center.x) < 1e5 &&
+         fabs(r->center.y) < 1e5;
 }
 
 static tp_status check_cards(const vis_card *cards, int n, tp_error *err) {
   for (int i = 0; i < n; i++) {
     if (cards[i].type < 0 || cards[i].type >= VIS_TYPE_COUNT)
-      return tp_error_set(err, TP_ERR_INVALID,
-                          "reference card %d has no type (%d): add only identified cards", i,
-                          cards[i].type);
+      return tp_error_set(
+          err, TP_ERR_INVALID,
+          "reference card %d has no type (%d): add only identified cards", i,
+          cards[i].type);
     if (!rect_sane(&cards[i].rect))
-      return tp_error_set(err, TP_ERR_INVALID, "reference card %d has no valid pose", i);
+      return tp_error_set(err, TP_ERR_INVALID,
+                          "reference card %d has no valid pose", i);
   }
   return TP_OK;
 }
@@ -195,17 +214,21 @@ static tp_status check_cards(const vis_card *cards, int n, tp_error *err) {
 static tp_status grow(vis_reference *ref, int more, tp_error *err) {
   if (ref->n + more <= ref->cap) return TP_OK;
   int cap = ref->cap ? ref->cap : 16;
-  while (cap < ref->n + more) cap *= 2;
+  while (cap < ref->n + more)
+    cap *= 2;
   ref_card *c = realloc(ref->cards, sizeof *c * (size_t)cap);
-  if (!c) return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the layout reference");
+  if (!c)
+    return tp_error_set(err, TP_ERR_NOMEM,
+                        "out of memory for the layout reference");
   ref->cards = c;
   ref->cap = cap;
   return TP_OK;
 }
 
 /* One card's patch at its pose in the table t. */
-static tp_status make_patch(const vis__table *t, const vis_deck *deck, const vis_card *c, int i,
-                            ref_card *out, tp_error *err) {
+static tp_status make_patch(const vis__table *t, const vis_deck *deck,
+                            const vis_card *c, int i, ref_card *out,
+                            tp_error *err) {
   memset(out, 0, sizeof *out);
   out->present = true;
   out->type = c->type;
@@ -221,23 +244,28 @@ static tp_status make_patch(const vis__table *t, const vis_deck *deck, const vis
   out->rect.w = p->w_mm;
   out->rect.h = p->h_mm;
   p->lab = malloc(sizeof(float) * 3 * (size_t)p->w * (size_t)p->h);
-  if (!p->lab) return tp_error_set(err, TP_ERR_NOMEM, "out of memory for a card's patch");
+  if (!p->lab)
+    return tp_error_set(err, TP_ERR_NOMEM, "out of memory for a card's patch");
   vis_rect r = rect_mm_to_px(t, &out->rect);
   if (sample_patch(t, &r, p) < 0.5) {
     vis__template_free(p);
-    return tp_error_set(err, TP_ERR_INVALID,
-                        "reference card %d at (%.0f, %.0f) mm lies mostly outside the picture", i,
-                        c->rect.center.x, c->rect.center.y);
+    return tp_error_set(
+        err, TP_ERR_INVALID,
+        "reference card %d at (%.0f, %.0f) mm lies mostly outside the picture",
+        i, c->rect.center.x, c->rect.center.y);
   }
   return TP_OK;
 }
 
-tp_status vis_reference_add_cards(vis_reference *ref, vis_analyzer *an, const tp_image *rgb,
-                                  const vis_table_map *map, const vis_card *cards, int n,
-                                  tp_error *err) {
-  if (!ref || !an) return tp_error_set(err, TP_ERR_INVALID, "vis_reference_add_cards: no reference or analyzer");
+tp_status vis_reference_add_cards(vis_reference *ref, vis_analyzer *an,
+                                  const tp_image *rgb, const vis_table_map *map,
+                                  const vis_card *cards, int n, tp_error *err) {
+  if (!ref || !an)
+    return tp_error_set(err, TP_ERR_INVALID,
+                        "vis_reference_add_cards: no reference or analyzer");
   if (n < 0 || (n > 0 && !cards))
-    return tp_error_set(err, TP_ERR_INVALID, "vis_reference_add_cards: no cards (n = %d)", n);
+    return tp_error_set(err, TP_ERR_INVALID,
+                        "vis_reference_add_cards: no cards (n = %d)", n);
   if (n == 0) return TP_OK;
   tp_status st = check_frame(rgb, map, err);
   if (!st) st = check_cards(cards, n, err);
@@ -246,17 +274,21 @@ tp_status vis_reference_add_cards(vis_reference *ref, vis_analyzer *an, const tp
   vis__table t = {0};
   st = vis__analyzer_rectify(an, rgb, map, &t, err);
   ref_card *fresh = calloc((size_t)n, sizeof *fresh);
-  if (!st && !fresh) st = tp_error_set(err, TP_ERR_NOMEM, "out of memory for the layout reference");
+  if (!st && !fresh)
+    st = tp_error_set(err, TP_ERR_NOMEM,
+                      "out of memory for the layout reference");
   int made = 0;
   for (; !st && made < n; made++)
-    st = make_patch(&t, vis__analyzer_deck(an), &cards[made], made, &fresh[made], err);
+    st = make_patch(&t, vis__analyzer_deck(an), &cards[made], made,
+                    &fresh[made], err);
   if (!st) { /* all or nothing: indices must not shift by a failed card */
     for (int i = 0; i < n; i++) {
       fresh[i].patch.index = REF_INDEX_BASE + ref->n;
       ref->cards[ref->n++] = fresh[i];
     }
   } else {
-    for (int i = 0; fresh && i < made; i++) vis__template_free(&fresh[i].patch);
+    for (int i = 0; fresh && i < made; i++)
+      vis__template_free(&fresh[i].patch);
   }
   free(fresh);
   vis__table_free(&t);
@@ -267,15 +299,17 @@ tp_status vis_reference_add_cards(vis_reference *ref, vis_analyzer *an, const tp
 
 /* Per-channel gain/offset of a face to the observed samples, clamped as
  * the matcher's fit (light changes brightness a lot, colour little). */
-static void fit_gain(const double so[3], const double sf[3], const double sff[3],
-                     const double sof[3], int n, double gain[3], double offset[3]) {
+static void fit_gain(const double so[3], const double sf[3],
+                     const double sff[3], const double sof[3], int n,
+                     double gain[3], double offset[3]) {
   for (int c = 0; c < 3; c++) {
     double m = n > 0 ? n : 1, mf = sf[c] / m, mo = so[c] / m;
     double var = sff[c] / m - mf * mf, cov = sof[c] / m - mf * mo;
     double g = var > 4 ? cov / var : 1;
     double lo = c == 0 ? 0.5 : 0.8, hi = c == 0 ? 1.8 : 1.25;
     g = fmin(hi, fmax(lo, g));
-    double off = mo - g * mf, base = c == 0 ? 0 : 128 * (1 - g), lim = c == 0 ? 60 : 14;
+    double off = mo - g * mf, base = c == 0 ? 0 : 128 * (1 - g),
+           lim = c == 0 ? 60 : 14;
     gain[c] = g;
     offset[c] = fmin(base + lim, fmax(base - lim, off));
   }
@@ -286,7 +320,8 @@ static const double channel_weight[3] = {0.5, 1.0, 1.0};
 static double residual(const float *lab, const float *f, const double gain[3],
                        const double offset[3]) {
   double r = 0;
-  for (int c = 0; c < 3; c++) r += channel_weight[c] * fabs(lab[c] - (gain[c] * f[c] + offset[c]));
+  for (int c = 0; c < 3; c++)
+    r += channel_weight[c] * fabs(lab[c] - (gain[c] * f[c] + offset[c]));
   return r;
 }
 
@@ -306,8 +341,9 @@ static bool covered(const covers *cv, double x, double y) {
  * step-th mm) that no cover hides: least squares, then again on the
  * samples explained (what lies on it or glare are outliers). Returns the
  * share of those samples the fitted patch explains; *n_out how many. */
-static double fit_patch(const vis__table *t, const vis__template *tp, vis__object *o,
-                        const covers *cv, int step, int *n_out) {
+static double fit_patch(const vis__table *t, const vis__template *tp,
+                        vis__object *o, const covers *cv, int step,
+                        int *n_out) {
   double ax, ay, lx, ly;
   face_axes(&o->r_px, t->px_per_mm, o->flipped, &ax, &ay, &lx, &ly);
   double gain[3] = {1, 1, 1}, offset[3] = {0, 0, 0};
@@ -328,7 +364,8 @@ static double fit_patch(const vis__table *t, const vis__template *tp, vis__objec
         if (pass > 0 && !ok) continue; /* refit on the inliers */
         n_fit++;
         for (int c = 0; c < 3; c++)
-          so[c] += lab[c], sf[c] += f[c], sff[c] += f[c] * f[c], sof[c] += lab[c] * f[c];
+          so[c] += lab[c], sf[c] += f[c], sff[c] += f[c] * f[c],
+              sof[c] += lab[c] * f[c];
       }
     if (pass == 2 || n_fit < 8) break;
     fit_gain(so, sf, sff, sof, n_fit, gain, offset);
@@ -343,15 +380,15 @@ static double fit_patch(const vis__table *t, const vis__template *tp, vis__objec
 
 /* A card slot or a carpet in the frame being analysed. */
 typedef struct {
-  vis__object o;             /* pose (table pixels), face, gain/offset */
-  const vis__template *tpl;  /* the card's patch or the carpet's face */
+  vis__object o;            /* pose (table pixels), face, gain/offset */
+  const vis__template *tpl; /* the card's patch or the carpet's face */
   bool card;
-  bool present;   /* a card slot not taken away (carpets: true) */
-  bool found;     /* a card the matcher found (else: from its reference) */
-  bool moved;     /* found away from its reference pose */
-  int index;      /* slot, or carpet index in the result */
+  bool present;     /* a card slot not taken away (carpets: true) */
+  bool found;       /* a card the matcher found (else: from its reference) */
+  bool moved;       /* found away from its reference pose */
+  int index;        /* slot, or carpet index in the result */
   double explained; /* share of its unhidden samples its patch explains */
-  int seen;       /* samples of it that no carpet hides */
+  int seen;         /* samples of it that no carpet hides */
 } ref_obj;
 
 typedef struct {
@@ -364,7 +401,9 @@ typedef struct {
   int n_obj;
 } frame;
 
-static int n_carpets_of(const frame *fr) { return fr->n_obj - fr->ref->n; }
+static int n_carpets_of(const frame *fr) {
+  return fr->n_obj - fr->ref->n;
+}
 
 /* The matcher's templates: the deck's faces and every present card's own
  * patch. The deck's type faces explain cards that are not in the
@@ -375,38 +414,114 @@ static tp_status gather_templates(frame *fr, tp_error *err) {
   int n_an;
   const vis__template *an_tpl = vis__analyzer_templates(fr->an, &n_an);
   fr->tpl = calloc((size_t)(n_an + fr->ref->n + 1), sizeof *fr->tpl);
-  if (!fr->tpl) return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the templates");
-  for (int i = 0; i < n_an; i++) fr->tpl[fr->n_tpl++] = an_tpl[i];
+  if (!fr->tpl)
+    return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the templates");
+  for (int i = 0; i < n_an; i++)
+    fr->tpl[fr->n_tpl++] = an_tpl[i];
   for (int s = 0; s < fr->ref->n; s++)
-    if (fr->ref->cards[s].present) fr->tpl[fr->n_tpl++] = fr->ref->cards[s].patch;
+    if (fr->ref->cards[s].present)
+      fr->tpl[fr->n_tpl++] = fr->ref->cards[s].patch;
+  return TP_OK;
+}
+
+/* Table pixels (1) where a present card still shows as at layout: its
+ * patch, fitted at its reference pose, explains the pixel. */
+static tp_status unchanged_mask(const frame *fr, const vis__table *t,
+                                uint8_t **out, tp_error *err) {
+  int W = t->lab.width, H = t->lab.height;
+  uint8_t *m = calloc((size_t)W * (size_t)H, 1);
+  if (!m)
+    return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the change mask");
+  covers none = {.n = 0};
+  for (int s = 0; s < fr->ref->n; s++) {
+    const ref_card *rc = &fr->ref->cards[s];
+    if (!rc->present) continue;
+    vis__object o = {0};
+    o.r_px = rect_mm_to_px(t, &rc->rect);
+    int n;
+    fit_patch(t, &rc->patch, &o, &none, 2, &n);
+    vis_pt c[4];
+    vis_rect_corners(&o.r_px, c);
+    double x0 = c[0].x, x1 = c[0].x, y0 = c[0].y, y1 = c[0].y;
+    for (int k = 1; k < 4; k++)
+      x0 = fmin(x0, c[k].x), x1 = fmax(x1, c[k].x), y0 = fmin(y0, c[k].y),
+      y1 = fmax(y1, c[k].y);
+    for (int y = (int)fmax(0, y0); y <= (int)fmin(H - 1, y1); y++)
+      for (int x = (int)fmax(0, x0); x <= (int)fmin(W - 1, x1); x++) {
+        double r = vis__object_residual(t, &rc->patch, &o, x, y);
+        if (r >= 0 && r < REF_TAU) m[(size_t)y * W + x] = 1;
+      }
+  }
+  *out = m;
+  return TP_OK;
+}
+
+/* Share of the rectangle's area (4 px grid) that is unchanged card. */
+static double unchanged_share(const vis__table *t, const uint8_t *m,
+                              const vis_rect *r) {
+  vis__frame f = vis__frame_of(r);
+  vis_pt c[4];
+  vis_rect_corners(r, c);
+  double x0 = c[0].x, x1 = c[0].x, y0 = c[0].y, y1 = c[0].y;
+  for (int k = 1; k < 4; k++)
+    x0 = fmin(x0, c[k].x), x1 = fmax(x1, c[k].x), y0 = fmin(y0, c[k].y),
+    y1 = fmax(y1, c[k].y);
+  int n = 0, same = 0, W = t->lab.width, H = t->lab.height;
+  for (int y = (int)fmax(0, y0); y <= (int)fmin(H - 1, y1); y += 4)
+    for (int x = (int)fmax(0, x0); x <= (int)fmin(W - 1, x1); x += 4)
+      if (vis__frame_contains(&f, x, y, 0)) n++, same += m[(size_t)y * W + x];
+  return n ? (double)same / n : 0;
+}
+
+/* Speed: a hypothesis that lies on cards unchanged since the layout is
+ * one of those cards (or several side by side), never a carpet: the
+ * matcher need not score it against every face. (A carpet that slid
+ * almost wholly under a card is lost with them: under 10 % of it shows.) */
+static tp_status drop_unchanged(const frame *fr, const vis__table *t,
+                                vis_rect *hyps, int *n_hyps, tp_error *err) {
+  uint8_t *m = NULL;
+  tp_status st = unchanged_mask(fr, t, &m, err);
+  if (st) return st;
+  int kept = 0;
+  for (int i = 0; i < *n_hyps; i++)
+    if (unchanged_share(t, m, &hyps[i]) < 0.9) hyps[kept++] = hyps[i];
+  *n_hyps = kept;
+  free(m);
   return TP_OK;
 }
 
 /* Object mask and corner hypotheses as vis_analyze makes them, plus every
  * present reference card's rectangle (exact where it did not move). */
-static tp_status hypotheses(frame *fr, vis__table *t, vis_rect **hyps, int *n_hyps,
-                            tp_error *err) {
+static tp_status hypotheses(frame *fr, vis__table *t, vis_rect **hyps,
+                            int *n_hyps, tp_error *err) {
   const vis_deck *d = vis__analyzer_deck(fr->an);
   double s = t->px_per_mm;
   const double sizes[2][2] = {{d->card_mm[0] * s, d->card_mm[1] * s},
                               {d->carpet_mm[0] * s, d->carpet_mm[1] * s}};
-  bool same = fabs(sizes[0][0] - sizes[1][0]) < 0.5 && fabs(sizes[0][1] - sizes[1][1]) < 0.5;
+  bool same = fabs(sizes[0][0] - sizes[1][0]) < 0.5 &&
+              fabs(sizes[0][1] - sizes[1][1]) < 0.5;
   tp_status st = vis__object_mask(t, vis__analyzer_object_hist(fr->an), err);
-  if (!st) st = cvw_mask_fill_holes(&t->object, 0.5 * sizes[0][0] * sizes[0][1], err);
+  if (!st)
+    st = cvw_mask_fill_holes(&t->object, 0.5 * sizes[0][0] * sizes[0][1], err);
   if (!st) st = vis__hypotheses(t, sizes, same ? 1 : 2, hyps, n_hyps, err);
+  if (!st) st = drop_unchanged(fr, t, *hyps, n_hyps, err);
   if (st) return st;
-  vis_rect *more = realloc(*hyps, sizeof **hyps * (size_t)(*n_hyps + fr->ref->n + 1));
-  if (!more) return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the hypotheses");
+  vis_rect *more =
+      realloc(*hyps, sizeof **hyps * (size_t)(*n_hyps + fr->ref->n + 1));
+  if (!more)
+    return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the hypotheses");
   *hyps = more;
   for (int i = 0; i < fr->ref->n; i++)
-    if (fr->ref->cards[i].present) more[(*n_hyps)++] = rect_mm_to_px(t, &fr->ref->cards[i].rect);
+    if (fr->ref->cards[i].present)
+      more[(*n_hyps)++] = rect_mm_to_px(t, &fr->ref->cards[i].rect);
   return TP_OK;
 }
 
 /* The reference slot of a card's patch, -1 for a deck face. */
 static int slot_of_template(const vis__template *tp) {
-  return tp->kind == VIS__FACE_TYPE && tp->index >= REF_INDEX_BASE ? tp->index - REF_INDEX_BASE
-                                                                  : -1;
+  return tp->kind == VIS__FACE_TYPE && tp->index >= REF_INDEX_BASE
+             ? tp->index - REF_INDEX_BASE
+             : -1;
 }
 
 /* The card type a template shows, -1 for a carpet. */
@@ -437,16 +552,18 @@ static int by_distance(const void *pa, const void *pb) {
  * alike, so the patch that won need not be this very card's), nearest
  * first, within a bump's reach. slot_obj[s] gets the matcher's object or
  * -1. */
-static tp_status assign_cards(const frame *fr, const vis__object *acc, int n_acc, int *slot_obj,
-                              tp_error *err) {
+static tp_status assign_cards(const frame *fr, const vis__object *acc,
+                              int n_acc, int *slot_obj, tp_error *err) {
   const vis_reference *ref = fr->ref;
-  for (int s = 0; s < ref->n; s++) slot_obj[s] = -1;
+  for (int s = 0; s < ref->n; s++)
+    slot_obj[s] = -1;
   pairing *p = malloc(sizeof *p * ((size_t)n_acc * (size_t)ref->n + 1));
   bool *taken = calloc((size_t)n_acc + 1, 1);
   if (!p || !taken) {
     free(p);
     free(taken);
-    return tp_error_set(err, TP_ERR_NOMEM, "out of memory while tracking cards");
+    return tp_error_set(err, TP_ERR_NOMEM,
+                        "out of memory while tracking cards");
   }
   int n = 0;
   for (int i = 0; i < n_acc; i++) {
@@ -455,7 +572,8 @@ static tp_status assign_cards(const frame *fr, const vis__object *acc, int n_acc
     vis_pt c = vis__px_to_mm(fr->t, acc[i].r_px.center);
     for (int s = 0; s < ref->n; s++) {
       if (!ref->cards[s].present || ref->cards[s].type != type) continue;
-      double d = hypot(c.x - ref->cards[s].rect.center.x, c.y - ref->cards[s].rect.center.y);
+      double d = hypot(c.x - ref->cards[s].rect.center.x,
+                       c.y - ref->cards[s].rect.center.y);
       if (d <= REF_BUMP_MM) p[n++] = (pairing){i, s, d};
     }
   }
@@ -479,7 +597,8 @@ static void carpet_covers(const frame *fr, covers *cv) {
 
 /* Slot s's patch at the pose of the matcher's object (which may have won
  * with a look-alike's patch): the turn that explains more, refitted. */
-static void place_found(frame *fr, ref_obj *ro, const vis__object *m, const covers *cv) {
+static void place_found(frame *fr, ref_obj *ro, const vis__object *m,
+                        const covers *cv) {
   ro->o = *m;
   double best = -1;
   vis__object keep = ro->o;
@@ -495,26 +614,37 @@ static void place_found(frame *fr, ref_obj *ro, const vis__object *m, const cove
 }
 
 /* Explained samples of slot's patch at o's pose (fitted there). */
-static int patch_support(const frame *fr, const vis__template *tp, vis__object *o,
-                         const covers *cv, int step, double *share) {
+static int patch_support(const frame *fr, const vis__template *tp,
+                         vis__object *o, const covers *cv, int step,
+                         double *share) {
   int n;
   *share = fit_patch(fr->t, tp, o, cv, step, &n);
   return (int)lround(*share * n);
 }
 
-/* A card the matcher did not find lies where it was (covered), or was
- * bumped and is mostly hidden now: then its patch is looked for in a
- * window around the reference pose (a carpet pushes a card some cm and
- * turns it some degrees, never far). */
-static void place_unfound(frame *fr, ref_obj *ro, const vis_rect *ref_px, const covers *cv) {
+/* The card where it was at layout: fitted there, nothing else. */
+static void place_at_reference(frame *fr, ref_obj *ro, const vis_rect *ref_px,
+                               const covers *cv) {
   memset(&ro->o, 0, sizeof ro->o);
   ro->o.r_px = *ref_px;
   ro->o.face = -1;
-  int n;
-  ro->explained = fit_patch(fr->t, ro->tpl, &ro->o, cv, 2, &n);
-  ro->seen = n;
-  const int min_seen = 60; /* samples at step 2: about 2.4 cm^2 */
-  if (n < min_seen || ro->explained >= 0.6) return;
+  ro->explained = fit_patch(fr->t, ro->tpl, &ro->o, cv, 2, &ro->seen);
+}
+
+enum { REF_MIN_SEEN = 60 }; /* samples at step 2: about 2.4 cm^2 */
+
+/* Does the card still show where it was? (A card mostly covered cannot
+ * tell: it stays.) */
+static bool still_there(const ref_obj *ro) {
+  return ro->seen < REF_MIN_SEEN || ro->explained >= 0.6;
+}
+
+/* A card that does not show where it was, and that the matcher did not
+ * find elsewhere: bumped and mostly hidden now. Its patch is looked for
+ * in a window around the reference pose (a carpet pushes a card some cm
+ * and turns it some degrees, never far). */
+static void search_bumped(frame *fr, ref_obj *ro, const vis_rect *ref_px,
+                          const covers *cv) {
   double s = fr->t->px_per_mm, share, best_share = 0;
   vis__object best = ro->o, o = ro->o;
   int best_count = -1;
@@ -522,7 +652,8 @@ static void place_unfound(frame *fr, ref_obj *ro, const vis_rect *ref_px, const 
     for (double dy = -40; dy <= 40; dy += 5)
       for (double dx = -40; dx <= 40; dx += 5) {
         o.r_px = *ref_px;
-        o.r_px.center.x += dx * s, o.r_px.center.y += dy * s, o.r_px.angle_deg += da;
+        o.r_px.center.x += dx * s, o.r_px.center.y += dy * s,
+            o.r_px.angle_deg += da;
         int c = patch_support(fr, ro->tpl, &o, cv, 4, &share);
         if (c > best_count) best_count = c, best = o, best_share = share;
       }
@@ -533,28 +664,63 @@ static void place_unfound(frame *fr, ref_obj *ro, const vis_rect *ref_px, const 
     bool moved = true;
     for (int it = 0; moved && it < 8; it++) {
       moved = false;
-      const double d[6][3] = {{step, 0, 0}, {-step, 0, 0}, {0, step, 0},
+      const double d[6][3] = {{step, 0, 0},  {-step, 0, 0}, {0, step, 0},
                               {0, -step, 0}, {0, 0, astep}, {0, 0, -astep}};
       for (int k = 0; k < 6; k++) {
         o = best;
-        o.r_px.center.x += d[k][0], o.r_px.center.y += d[k][1], o.r_px.angle_deg += d[k][2];
+        o.r_px.center.x += d[k][0], o.r_px.center.y += d[k][1],
+            o.r_px.angle_deg += d[k][2];
         int c = patch_support(fr, ro->tpl, &o, cv, 2, &share);
         if (c > cur) cur = c, best = o, best_share = share, moved = true;
       }
     }
   }
-  if (best_share < 0.7) return; /* nowhere near: stays where it was */
+  if (best_share < 0.7 || cur < REF_MIN_SEEN)
+    return; /* nowhere near: stays where it was */
   ro->explained = fit_patch(fr->t, ro->tpl, &best, cv, 2, &ro->seen);
   ro->o = best;
   ro->found = true;
 }
 
+static bool near_pose(const vis_rect *a, const vis_rect *b, double px,
+                      double deg) {
+  double da = fmod(fabs(a->angle_deg - b->angle_deg), 180);
+  return hypot(a->center.x - b->center.x, a->center.y - b->center.y) <= px &&
+         fmin(da, 180 - da) <= deg;
+}
+
+/* Slot s: where it was, unless the pixels say it moved. Cards rarely move
+ * (a bump is the exception), and a look-alike phantom near a covered
+ * card must not pull it away: the matcher's object counts only when it
+ * is at the reference pose, or when the card no longer shows there and
+ * the object explains it well. */
+static void place_slot(frame *fr, ref_obj *ro, const vis_rect *ref_px,
+                       const vis__object *m, const covers *cv) {
+  place_at_reference(fr, ro, ref_px, cv);
+  double s = fr->t->px_per_mm;
+  if (m) {
+    ref_obj cand = *ro;
+    place_found(fr, &cand, m, cv);
+    bool same_place = near_pose(&m->r_px, ref_px, 5 * s, 4);
+    if (same_place || (!still_there(ro) && m->score >= 0.8 &&
+                       cand.explained >= 0.8 && cand.seen >= REF_MIN_SEEN)) {
+      *ro = cand;
+      ro->found = true;
+      return;
+    }
+  }
+  if (!still_there(ro)) search_bumped(fr, ro, ref_px, cv);
+}
+
 /* Every present slot's object: the matcher's, or placed from the
  * reference. Carpets must be in fr->obj already (they hide samples). */
-static tp_status place_cards(frame *fr, const vis__object *acc, int n_acc, tp_error *err) {
+static tp_status place_cards(frame *fr, const vis__object *acc, int n_acc,
+                             tp_error *err) {
   const vis_reference *ref = fr->ref;
   int *slot_obj = malloc(sizeof(int) * ((size_t)ref->n + 1));
-  if (!slot_obj) return tp_error_set(err, TP_ERR_NOMEM, "out of memory while tracking cards");
+  if (!slot_obj)
+    return tp_error_set(err, TP_ERR_NOMEM,
+                        "out of memory while tracking cards");
   tp_status st = assign_cards(fr, acc, n_acc, slot_obj, err);
   covers cv;
   carpet_covers(fr, &cv);
@@ -567,15 +733,12 @@ static tp_status place_cards(frame *fr, const vis__object *acc, int n_acc, tp_er
     if (!ro->present) continue;
     ro->tpl = patch_of(fr, s);
     vis_rect ref_px = rect_mm_to_px(fr->t, &ref->cards[s].rect);
-    if (slot_obj[s] >= 0) {
-      ro->found = true;
-      place_found(fr, ro, &acc[slot_obj[s]], &cv);
-    } else {
-      place_unfound(fr, ro, &ref_px, &cv);
-    }
+    place_slot(fr, ro, &ref_px, slot_obj[s] >= 0 ? &acc[slot_obj[s]] : NULL,
+               &cv);
     vis_pt c = ro->o.r_px.center;
     double da = fmod(fabs(ro->o.r_px.angle_deg - ref_px.angle_deg), 180);
-    ro->moved = hypot(c.x - ref_px.center.x, c.y - ref_px.center.y) > 3 * fr->t->px_per_mm ||
+    ro->moved = hypot(c.x - ref_px.center.x, c.y - ref_px.center.y) >
+                    3 * fr->t->px_per_mm ||
                 fmin(da, 180 - da) > 3;
   }
   free(slot_obj);
@@ -615,41 +778,54 @@ static double resid_at(const frame *fr, const ref_obj *ro, double x, double y) {
   return r < 0 ? 1e9 : r;
 }
 
-static bool live(const ref_obj *ro) { return ro->present && ro->tpl; }
+static bool live(const ref_obj *ro) {
+  return ro->present && ro->tpl;
+}
 
 /* In the overlap of carpet a and object b (1 mm grid, 1.5 mm off both
  * outlines), whose face do the pixels show? Each sample goes to the object
  * explaining it clearly best among all lying there: a third carpet on the
  * overlap takes its samples instead of voting at random. */
-static evidence overlap_evidence(const frame *fr, int a, int b) {
+static evidence evidence_within(const frame *fr, int a, int b, double margin_mm,
+                                double step_mm) {
   evidence e = {0, 0, 0, 0};
   const vis__table *t = fr->t;
-  const double margin = 1.5 * t->px_per_mm, step = fmax(1, t->px_per_mm);
+  const double margin = margin_mm * t->px_per_mm,
+               step = fmax(1, step_mm * t->px_per_mm);
   vis_rect ai = fr->obj[a].o.r_px, bi = fr->obj[b].o.r_px;
-  ai.w -= 2 * margin, ai.h -= 2 * margin, bi.w -= 2 * margin, bi.h -= 2 * margin;
+  ai.w -= 2 * margin, ai.h -= 2 * margin, bi.w -= 2 * margin,
+      bi.h -= 2 * margin;
   vis__frame fa = vis__frame_of(&ai), fb = vis__frame_of(&bi);
   vis_pt c[4];
   vis_rect_corners(&ai, c);
   double x0 = c[0].x, x1 = c[0].x, y0 = c[0].y, y1 = c[0].y;
   for (int i = 1; i < 4; i++)
-    x0 = fmin(x0, c[i].x), x1 = fmax(x1, c[i].x), y0 = fmin(y0, c[i].y), y1 = fmax(y1, c[i].y);
+    x0 = fmin(x0, c[i].x), x1 = fmax(x1, c[i].x), y0 = fmin(y0, c[i].y),
+    y1 = fmax(y1, c[i].y);
   for (double y = floor(y0); y <= y1; y += step)
     for (double x = floor(x0); x <= x1; x += step) {
-      if (!vis__frame_contains(&fa, x, y, 0) || !vis__frame_contains(&fb, x, y, 0)) continue;
-      double ra = resid_at(fr, &fr->obj[a], x, y), rb = resid_at(fr, &fr->obj[b], x, y);
+      if (!vis__frame_contains(&fa, x, y, 0) ||
+          !vis__frame_contains(&fb, x, y, 0))
+        continue;
+      double ra = resid_at(fr, &fr->obj[a], x, y),
+             rb = resid_at(fr, &fr->obj[b], x, y);
       if (ra >= 1e9 || rb >= 1e9) continue;
       double rest = 1e9;
       for (int k = 0; k < fr->n_obj; k++) {
         if (k == a || k == b || !live(&fr->obj[k])) continue;
         vis__frame fk = vis__frame_of(&fr->obj[k].o.r_px);
-        if (vis__frame_contains(&fk, x, y, 0)) rest = fmin(rest, resid_at(fr, &fr->obj[k], x, y));
+        if (vis__frame_contains(&fk, x, y, 0))
+          rest = fmin(rest, resid_at(fr, &fr->obj[k], x, y));
       }
       e.n++;
       double best = fmin(ra, fmin(rb, rest));
       if (best > REF_TAU) continue; /* nobody's face: glare, shadow, blur */
-      if (rest <= best && rest + 4 < fmin(ra, rb)) e.hidden++;
-      else if (ra <= best && ra + 4 < fmin(rb, rest)) e.on_top++;
-      else if (rb <= best && rb + 4 < fmin(ra, rest)) e.under++;
+      if (rest <= best && rest + 4 < fmin(ra, rb))
+        e.hidden++;
+      else if (ra <= best && ra + 4 < fmin(rb, rest))
+        e.on_top++;
+      else if (rb <= best && rb + 4 < fmin(ra, rest))
+        e.under++;
     }
   return e;
 }
@@ -660,12 +836,24 @@ static bool evidence_clear(int on_top, int under) {
   return decided >= 8 && (on_top >= 3 * under || under >= 3 * on_top);
 }
 
+/* 1.5 mm off both outlines (the 1 mm smoothing mixes what lies on either
+ * side); a sliver of an overlap (a corner that grazes a card) has no such
+ * samples: then closer to the outlines and every pixel, as the poses are
+ * good to a few tenths of a millimetre. */
+static evidence overlap_evidence(const frame *fr, int a, int b) {
+  evidence e = evidence_within(fr, a, b, 1.5, 1);
+  if (evidence_clear(e.on_top, e.under) || e.hidden > 8) return e;
+  evidence near = evidence_within(fr, a, b, 0.5, 0.5);
+  return evidence_clear(near.on_top, near.under) ? near : e;
+}
+
 typedef struct {
   bool *above; /* n_obj x n_obj: [i * n + j] object i lies above j */
   vis_result *res;
 } stacking;
 
-static vis_overlap *add_overlap(stacking *sk, const frame *fr, int a, int b, double area) {
+static vis_overlap *add_overlap(stacking *sk, const frame *fr, int a, int b,
+                                double area) {
   vis_overlap *ov = &sk->res->overlaps[sk->res->n_overlaps++];
   ov->carpet = fr->obj[a].index;
   ov->other = fr->obj[b].index;
@@ -680,13 +868,15 @@ static void set_above(stacking *sk, int n, int a, int b, bool a_on_top) {
 }
 
 static double overlap_mm2(const frame *fr, int a, int b) {
-  vis_rect ra = rect_px_to_mm(fr->t, &fr->obj[a].o.r_px), rb = rect_px_to_mm(fr->t, &fr->obj[b].o.r_px);
+  vis_rect ra = rect_px_to_mm(fr->t, &fr->obj[a].o.r_px),
+           rb = rect_px_to_mm(fr->t, &fr->obj[b].o.r_px);
   return vis_rect_overlap_area(&ra, &rb);
 }
 
 /* Carpet a against the carpets after it (each pair once): the pixels, or
  * else the matcher's order (what lies on top is accepted first). */
-static void stack_carpets(const frame *fr, int a, double min_area, stacking *sk) {
+static void stack_carpets(const frame *fr, int a, double min_area,
+                          stacking *sk) {
   for (int b = a + 1; b < fr->n_obj; b++) {
     double area = overlap_mm2(fr, a, b);
     if (area <= min_area) continue;
@@ -694,7 +884,8 @@ static void stack_carpets(const frame *fr, int a, double min_area, stacking *sk)
     vis_overlap *ov = add_overlap(sk, fr, a, b, area);
     bool clear = evidence_clear(e.on_top, e.under);
     ov->carpet_on_top = clear ? e.on_top > e.under : true;
-    ov->confidence = clear ? (double)abs(e.on_top - e.under) / (e.on_top + e.under) : 0.5;
+    ov->confidence =
+        clear ? (double)abs(e.on_top - e.under) / (e.on_top + e.under) : 0.5;
     ov->uncertain = !clear;
     set_above(sk, fr->n_obj, a, b, ov->carpet_on_top);
   }
@@ -705,7 +896,8 @@ static void stack_carpets(const frame *fr, int a, double min_area, stacking *sk)
  * shows clearly decides for itself, the others take the pooled evidence
  * of all; when nothing shows (a third carpet covers every overlap) it lies
  * on top, as thrown carpets do, and says it is not sure. */
-static void stack_on_cards(const frame *fr, int a, double min_area, stacking *sk) {
+static void stack_on_cards(const frame *fr, int a, double min_area,
+                           stacking *sk) {
   vis_carpet *cp = &sk->res->carpets[fr->obj[a].index];
   int cards[64], n_cards = 0, sum_on = 0, sum_under = 0, sum_hidden = 0;
   evidence ev[64];
@@ -715,11 +907,6 @@ static void stack_on_cards(const frame *fr, int a, double min_area, stacking *sk
     double area = overlap_mm2(fr, a, j);
     if (area <= min_area) continue;
     ev[n_cards] = overlap_evidence(fr, a, j);
-    if (getenv("REF_DEBUG"))
-      fprintf(stderr, "carpet %d card %d: n %d on %d under %d hidden %d; card gain %.2f %.2f %.2f off %.1f carpet gain %.2f off %.1f\n",
-              fr->obj[a].index, j, ev[n_cards].n, ev[n_cards].on_top, ev[n_cards].under,
-              ev[n_cards].hidden, fr->obj[j].o.gain[0], fr->obj[j].o.gain[1], fr->obj[j].o.gain[2],
-              fr->obj[j].o.offset[0], fr->obj[a].o.gain[0], fr->obj[a].o.offset[0]);
     areas[n_cards] = area;
     sum_on += ev[n_cards].on_top, sum_under += ev[n_cards].under;
     sum_hidden += ev[n_cards].hidden;
@@ -732,7 +919,8 @@ static void stack_on_cards(const frame *fr, int a, double min_area, stacking *sk
     bool own = evidence_clear(ev[k].on_top, ev[k].under);
     int on = own ? ev[k].on_top : sum_on, under = own ? ev[k].under : sum_under;
     ov->carpet_on_top = own || pooled ? on > under : true;
-    ov->confidence = own || pooled ? (double)abs(on - under) / (on + under) : 0.5;
+    ov->confidence =
+        own || pooled ? (double)abs(on - under) / (on + under) : 0.5;
     ov->uncertain = !own && !pooled;
     set_above(sk, fr->n_obj, a, j, ov->carpet_on_top);
     if (ov->carpet_on_top) {
@@ -744,8 +932,10 @@ static void stack_on_cards(const frame *fr, int a, double min_area, stacking *sk
       cp->uncertain = true;
       snprintf(cp->reason, VIS_REASON_MAX,
                sum_hidden > sum_on + sum_under
-                   ? "another carpet hides where it meets card %d: taken as lying on it"
-                   : "cannot see whether it lies on or under card %d: taken as lying on it",
+                   ? "another carpet hides where it meets card %d: taken as "
+                     "lying on it"
+                   : "cannot see whether it lies on or under card %d: taken as "
+                     "lying on it",
                j);
     }
   }
@@ -764,7 +954,8 @@ static double visible_share(const frame *fr, const bool *above, int i) {
   vis_rect_corners(&ro->o.r_px, c);
   double x0 = c[0].x, x1 = c[0].x, y0 = c[0].y, y1 = c[0].y;
   for (int k = 1; k < 4; k++)
-    x0 = fmin(x0, c[k].x), x1 = fmax(x1, c[k].x), y0 = fmin(y0, c[k].y), y1 = fmax(y1, c[k].y);
+    x0 = fmin(x0, c[k].x), x1 = fmax(x1, c[k].x), y0 = fmin(y0, c[k].y),
+    y1 = fmax(y1, c[k].y);
   int total = 0, shown = 0;
   const double step = fmax(1, fr->t->px_per_mm);
   for (double y = floor(y0); y <= y1; y += step)
@@ -772,7 +963,8 @@ static double visible_share(const frame *fr, const bool *above, int i) {
       if (!vis__frame_contains(&fi, x, y, 0)) continue;
       total++;
       bool hid = false;
-      for (int k = 0; k < n_on && !hid; k++) hid = vis__frame_contains(&fk[k], x, y, 0);
+      for (int k = 0; k < n_on && !hid; k++)
+        hid = vis__frame_contains(&fk[k], x, y, 0);
       shown += !hid;
     }
   return total ? (double)shown / total : 0;
@@ -780,7 +972,8 @@ static double visible_share(const frame *fr, const bool *above, int i) {
 
 /* ---------------------------------------------------------- result */
 
-static void card_result(const frame *fr, const bool *above, int s, vis_card *c) {
+static void card_result(const frame *fr, const bool *above, int s,
+                        vis_card *c) {
   const ref_card *rc = &fr->ref->cards[s];
   const ref_obj *ro = &fr->obj[s];
   memset(c, 0, sizeof *c);
@@ -800,7 +993,8 @@ static void card_result(const frame *fr, const bool *above, int s, vis_card *c) 
   if (c->visible_fraction > 0.3 && ro->seen >= 60 && ro->explained < 0.5) {
     c->uncertain = true;
     snprintf(c->reason, VIS_REASON_MAX,
-             "it does not look as at layout where it should show (moved or taken away?)");
+             "it does not look as at layout where it should show (moved or "
+             "taken away?)");
   }
 }
 
@@ -809,7 +1003,8 @@ static void carpet_result(const frame *fr, int i, vis_carpet *c) {
   const vis_deck *d = vis__analyzer_deck(fr->an);
   memset(c, 0, sizeof *c);
   c->carpet = ro->tpl->index;
-  snprintf(c->colour, sizeof c->colour, "%s", vis_deck_carpet_colour(d, ro->tpl->index));
+  snprintf(c->colour, sizeof c->colour, "%s",
+           vis_deck_carpet_colour(d, ro->tpl->index));
   c->face_down = ro->tpl->kind == VIS__FACE_BACK;
   c->rect = rect_px_to_mm(fr->t, &ro->o.r_px);
 }
@@ -825,32 +1020,38 @@ static tp_status build_result(const frame *fr, vis_result *res, tp_error *err) {
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the result");
   }
   res->n_carpets = n_cp;
-  for (int i = fr->ref->n; i < n; i++) carpet_result(fr, i, &res->carpets[i - fr->ref->n]);
+  for (int i = fr->ref->n; i < n; i++)
+    carpet_result(fr, i, &res->carpets[i - fr->ref->n]);
   double min_area = vis__analyzer_settings(fr->an)->min_overlap_mm2;
   for (int i = fr->ref->n; i < n; i++) {
     stack_carpets(fr, i, min_area, &sk);
     stack_on_cards(fr, i, min_area, &sk);
   }
   res->n_cards = fr->ref->n;
-  for (int s = 0; s < fr->ref->n; s++) card_result(fr, sk.above, s, &res->cards[s]);
+  for (int s = 0; s < fr->ref->n; s++)
+    card_result(fr, sk.above, s, &res->cards[s]);
   for (int i = fr->ref->n; i < n; i++)
-    res->carpets[i - fr->ref->n].visible_fraction = visible_share(fr, sk.above, i);
+    res->carpets[i - fr->ref->n].visible_fraction =
+        visible_share(fr, sk.above, i);
   free(sk.above);
   return TP_OK;
 }
 
 /* ------------------------------------------------------ the analysis */
 
-static tp_status check_analysis(const vis_analyzer *an, const vis_reference *ref,
-                                const tp_image *rgb, const vis_table_map *map, tp_error *err) {
+static tp_status check_analysis(const vis_analyzer *an,
+                                const vis_reference *ref, const tp_image *rgb,
+                                const vis_table_map *map, tp_error *err) {
   if (!an || !ref)
-    return tp_error_set(err, TP_ERR_INVALID, "the reference analysis needs an analyzer and a reference");
+    return tp_error_set(
+        err, TP_ERR_INVALID,
+        "the reference analysis needs an analyzer and a reference");
   return check_frame(rgb, map, err);
 }
 
 /* Detection and the matcher: the carpets, and the cards that show. */
-static tp_status find_objects(frame *fr, vis__table *t, vis_result *res, vis__object **acc,
-                              int *n_acc, tp_error *err) {
+static tp_status find_objects(frame *fr, vis__table *t, vis_result *res,
+                              vis__object **acc, int *n_acc, tp_error *err) {
   double t1 = now_ms();
   vis_rect *hyps = NULL;
   int n_hyps = 0;
@@ -861,19 +1062,22 @@ static tp_status find_objects(frame *fr, vis__table *t, vis_result *res, vis__ob
   const vis_deck *d = vis__analyzer_deck(fr->an);
   vis__match_params mp = {.tau = REF_TAU, .min_ratio = 0.6, .step = 2};
   double card_samples = d->card_mm[0] * d->card_mm[1] / (mp.step * mp.step);
-  mp.min_explained = (int)(vis__analyzer_settings(fr->an)->card_min_visible * card_samples);
-  if (getenv("REF_DEBUG")) { mp.log = fopen("/tmp/rd/match.txt", "a"); if (mp.log) fprintf(mp.log, "=== analysis\n"); }
-  if (!st) st = vis__match(t, fr->tpl, fr->n_tpl, hyps, n_hyps, &mp, acc, n_acc, err);
-  if (mp.log) fclose(mp.log);
+  mp.min_explained =
+      (int)(vis__analyzer_settings(fr->an)->card_min_visible * card_samples);
+  if (!st)
+    st = vis__match(t, fr->tpl, fr->n_tpl, hyps, n_hyps, &mp, acc, n_acc, err);
   res->profile.identify_ms = now_ms() - t1;
   free(hyps);
   return st;
 }
 
 tp_status vis_analyze_with_reference(vis_analyzer *an, const vis_reference *ref,
-                                     const tp_image *rgb, const vis_table_map *map,
-                                     vis_result *out, tp_error *err) {
-  if (!out) return tp_error_set(err, TP_ERR_INVALID, "vis_analyze_with_reference: out is NULL");
+                                     const tp_image *rgb,
+                                     const vis_table_map *map, vis_result *out,
+                                     tp_error *err) {
+  if (!out)
+    return tp_error_set(err, TP_ERR_INVALID,
+                        "vis_analyze_with_reference: out is NULL");
   memset(out, 0, sizeof *out);
   tp_status st = check_analysis(an, ref, rgb, map, err);
   if (st) return st;
@@ -888,12 +1092,9 @@ tp_status vis_analyze_with_reference(vis_analyzer *an, const vis_reference *ref,
   double t1 = now_ms();
   if (!st) {
     fr.obj = calloc((size_t)(ref->n + n_acc + 1), sizeof *fr.obj);
-    if (!fr.obj) st = tp_error_set(err, TP_ERR_NOMEM, "out of memory for the objects");
+    if (!fr.obj)
+      st = tp_error_set(err, TP_ERR_NOMEM, "out of memory for the objects");
   }
-  for (int i = 0; !st && getenv("REF_DEBUG") && i < n_acc; i++)
-    fprintf(stderr, "acc %d: tpl kind %d index %d at %.0f %.0f score %.2f expl %d valid %d\n", i,
-            fr.tpl[acc[i].face].kind, fr.tpl[acc[i].face].index, acc[i].r_px.center.x / 2 + t.x0_mm,
-            acc[i].r_px.center.y / 2 + t.y0_mm, acc[i].score, acc[i].explained, acc[i].valid);
   if (!st) {
     place_carpets(&fr, acc, n_acc);
     st = place_cards(&fr, acc, n_acc, err);
