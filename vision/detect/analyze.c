@@ -195,92 +195,6 @@ static double colour_support(const vis_analyzer *an, const vis__table *t, const 
   return *n ? (double)good / *n : 1;
 }
 
-/* ------------------------------------------------ type evidence */
-
-/* How well the chosen face explains a card where no other object lies,
- * cell by cell. A face of another type (the deck lacks the card's own)
- * explains the frame and border all cards share but not the picture, so
- * one part of the card stays unexplained; blur, noise and light spread a
- * right face's misses over the whole card. */
-enum { FIT_CELLS_X = 3, FIT_CELLS_Y = 4 };
-typedef struct {
-  int n;        /* samples looked at (1 per mm) */
-  double score; /* of those, the fraction the face explains */
-  double worst; /* lowest explained fraction of a well-seen cell; 1 if none */
-  int cells;    /* cells seen well enough to judge (a third of their samples) */
-  int ring_n;   /* samples within FIT_RING_MM of the outline (the frame cards share) */
-  double ring;  /* of those, the fraction the face explains; 1 if none */
-} face_fit;
-#define FIT_RING_MM 7.0
-
-static face_fit card_face_fit(const vis_analyzer *an, const vis__table *t,
-                              const vis__object *obj, int n_obj, int i, double tau) {
-  face_fit ff = {0, 1, 1, 0, 0, 1};
-  int ring_good = 0;
-  int seen[FIT_CELLS_X * FIT_CELLS_Y] = {0}, good[FIT_CELLS_X * FIT_CELLS_Y] = {0};
-  const double s = t->px_per_mm, margin = 1.5 * s; /* off the outline: pose error */
-  vis_rect in = obj[i].r_px;
-  in.w -= 2 * margin, in.h -= 2 * margin;
-  vis__frame f = vis__frame_of(&obj[i].r_px), fin = vis__frame_of(&in), others[64];
-  int n_others = 0;
-  for (int j = 0; j < n_obj && n_others < 64; j++)
-    if (j != i) others[n_others++] = vis__frame_of(&obj[j].r_px);
-  vis_pt c[4];
-  vis_rect_corners(&obj[i].r_px, c);
-  double x0 = c[0].x, x1 = c[0].x, y0 = c[0].y, y1 = c[0].y;
-  for (int k = 1; k < 4; k++)
-    x0 = fmin(x0, c[k].x), x1 = fmax(x1, c[k].x), y0 = fmin(y0, c[k].y), y1 = fmax(y1, c[k].y);
-  int good_all = 0;
-  for (double y = floor(y0); y <= y1; y += s)
-    for (double x = floor(x0); x <= x1; x += s) {
-      if (!vis__frame_contains(&fin, x, y, 0)) continue;
-      bool shared = false;
-      for (int k = 0; k < n_others && !shared; k++) shared = vis__frame_contains(&others[k], x, y, s);
-      if (shared) continue;
-      double r = vis__object_residual(t, &an->tpl[obj[i].face], &obj[i], x, y);
-      if (r < 0) continue;
-      double dx = x - f.cx, dy = y - f.cy;
-      double u = dx * f.c + dy * f.s, v = -dx * f.s + dy * f.c;
-      int cy = (int)((u + f.hh) / (2 * f.hh) * FIT_CELLS_Y);
-      int cx = (int)((v + f.hw) / (2 * f.hw) * FIT_CELLS_X);
-      cy = cy < 0 ? 0 : cy >= FIT_CELLS_Y ? FIT_CELLS_Y - 1 : cy;
-      cx = cx < 0 ? 0 : cx >= FIT_CELLS_X ? FIT_CELLS_X - 1 : cx;
-      ff.n++;
-      seen[cy * FIT_CELLS_X + cx]++;
-      if (r < tau) good[cy * FIT_CELLS_X + cx]++, good_all++;
-      if (fabs(u) > f.hh - FIT_RING_MM * s || fabs(v) > f.hw - FIT_RING_MM * s)
-        ff.ring_n++, ring_good += r < tau;
-    }
-  if (ff.n) ff.score = (double)good_all / ff.n;
-  if (ff.ring_n) ff.ring = (double)ring_good / ff.ring_n;
-  double cell_samples = (obj[i].r_px.w / s / FIT_CELLS_X) * (obj[i].r_px.h / s / FIT_CELLS_Y);
-  for (int k = 0; k < FIT_CELLS_X * FIT_CELLS_Y; k++)
-    if (seen[k] >= cell_samples / 3) {
-      ff.cells++;
-      ff.worst = fmin(ff.worst, (double)good[k] / seen[k]);
-    }
-  return ff;
-}
-
-/* A right face explains nearly all of a card. Measured on the tuning
- * seeds 3000-3013 of each level, analysed with a deck lacking one type
- * that lies on the table (leave-one-type-out, 37 such cards, 400 others):
- * with its own face, every well-seen cell of a card is explained 0.95 or
- * more on easy and normal (hard: 3 cards under a lamp's glare 0.55-0.81,
- * rightly uncertain; easy: 2 under a carpet the analysis missed); the
- * best face of another type leaves one cell 0.78 or less explained (0.33
- * -0.78): it explains the frame all cards share but not the picture.
- * Without a well-seen cell the card as a whole decides: right 0.87-1.0
- * (0.99 without glare), another type 0.70-0.94. */
-#define FACE_FIT_TAU 35.0
-#define FACE_FIT_MIN_CELL 0.85
-#define FACE_FIT_MIN_SCORE 0.95
-#define FACE_FIT_MIN_SAMPLES 300 /* mm^2 of the card seen alone, for the score */
-static bool poor_face_fit(const face_fit *ff) {
-  if (ff->cells >= 1) return ff->worst < FACE_FIT_MIN_CELL;
-  return ff->n >= FACE_FIT_MIN_SAMPLES && ff->score < FACE_FIT_MIN_SCORE;
-}
-
 /* ---------------------------------------------------------- results */
 
 static vis_rect rect_to_mm(const vis__table *t, const vis_rect *r) {
@@ -453,11 +367,16 @@ static tp_status build_result(const vis_analyzer *an, const vis__table *t,
                        : o->explained ? (double)(o->explained - o->second_explained) / o->explained
                                       : 0;
       c->upside_down = o->flipped; /* relative to the long axis angle */
-      face_fit ff = card_face_fit(an, t, obj, n_obj, i, FACE_FIT_TAU);
+      vis_rect others[64];
+      int n_others = 0;
+      for (int j = 0; j < n_obj && n_others < 64; j++)
+        if (j != i) others[n_others++] = obj[j].r_px;
+      vis__face_fit ff;
+      vis__face_fit_measure(t, tp, o, others, n_others, NULL, 0, &ff);
       if (o->score < an->s.type_min_score) {
         c->uncertain = true;
         set_reason(c->reason, "the visible part matches no card face well");
-      } else if (poor_face_fit(&ff)) {
+      } else if (vis__face_fit_poor(&ff)) {
         c->uncertain = true;
         snprintf(c->reason, VIS_REASON_MAX,
                  "part of it matches no face of the deck (the %s face explains %.0f %% "
@@ -488,20 +407,18 @@ static tp_status build_result(const vis_analyzer *an, const vis__table *t,
   return TP_OK;
 }
 
-/* A card hypothesis must show a card: where it lies alone, its face (or,
- * with the card's own type missing from the deck, another type's) must
- * explain the frame along its outline or the card as a whole. A face
- * fitted onto patterned cloth or wood (tuning seeds 3000-3013: every
- * phantom card of normal and hard) explains NO_FRAME or less of both:
- * cloth fits uniformly badly. Right types explain 0.87 or more of the
- * card and 0.93 of the frame even under a lamp's glare; a card whose type
- * the deck lacks 0.70-0.94 of it and mostly 0.85-1.0 of the frame (then
- * it is reported, uncertain; the rest are left out). */
-#define NO_FRAME 0.85
+/* A card the matcher accepted that shows no card frame where it lies
+ * alone (vis__face_fit_no_card): the matcher checks this before it
+ * accepts a card; here again against the objects found below it. */
 static bool no_card_frame(const vis_analyzer *an, const vis__table *t, const vis__object *obj,
                           int n_obj, int i) {
-  face_fit ff = card_face_fit(an, t, obj, n_obj, i, FACE_FIT_TAU);
-  return ff.ring_n >= 100 && ff.ring < NO_FRAME && ff.score < NO_FRAME;
+  vis_rect others[64];
+  int n = 0;
+  for (int j = 0; j < n_obj && n < 64; j++)
+    if (j != i) others[n++] = obj[j].r_px;
+  vis__face_fit ff;
+  vis__face_fit_measure(t, &an->tpl[obj[i].face], &obj[i], others, n, NULL, 0, &ff);
+  return vis__face_fit_no_card(&ff);
 }
 
 /* A carpet found right under an object accepted before it, of the same
@@ -625,7 +542,12 @@ static void debug_objects(const vis_analyzer *an, const vis__table *t, const vis
             o[i].r_px.center.y, o[i].r_px.angle_deg);
     if (support) fprintf(f, "   colour support %.2f of %d\n", support[i], support_n[i]);
     if (tp->kind == VIS__FACE_TYPE) {
-      face_fit ff = card_face_fit(an, t, o, n, i, FACE_FIT_TAU);
+      vis_rect others[64];
+      int n_others = 0;
+      for (int j = 0; j < n && n_others < 64; j++)
+        if (j != i) others[n_others++] = o[j].r_px;
+      vis__face_fit ff;
+      vis__face_fit_measure(t, tp, &o[i], others, n_others, NULL, 0, &ff);
       fprintf(f, "   face fit %.3f of %d, worst cell %.3f of %d cells, ring %.3f of %d\n",
               ff.score, ff.n, ff.worst, ff.cells, ff.ring, ff.ring_n);
     }

@@ -513,6 +513,19 @@ static void refine(const vis__table *t, const vis__template *tp,
   o->r_px = best;
 }
 
+/* A card's face, at its refined pose, must explain the card's frame or
+ * picture where nothing accepted hides it (evidence.c): a face fitted
+ * onto patterned cloth or wood does neither, and accepted it would hide
+ * and push aside the real cards under and beside it. Carpets pass. */
+static bool shows_card(const match_ctx *m, const hyp *h, int16_t n_acc) {
+  if (m->tpl[h->best.face].kind != VIS__FACE_TYPE) return true;
+  vis__object probe = h->best;
+  refine(m->t, &m->tpl[probe.face], m->claim, n_acc, &probe);
+  vis__face_fit ff;
+  vis__face_fit_measure(m->t, &m->tpl[probe.face], &probe, NULL, 0, m->claim, n_acc, &ff);
+  return !vis__face_fit_no_card(&ff);
+}
+
 /* Debugging: every face's score on each accepted object's visible part. */
 static void log_objects(match_ctx *m, const vis__object *acc, int n) {
   for (int i = 0; i < n; i++) {
@@ -636,7 +649,10 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
     qsort(order, (size_t)n_ok, sizeof *order, by_explained);
     int bi = -1;
     for (int k = 0; k < n_ok && bi < 0; k++)
-      if (outline_shows(&m, &H[order[k].i])) bi = order[k].i;
+      if (outline_shows(&m, &H[order[k].i])) {
+        if (shows_card(&m, &H[order[k].i], (int16_t)n)) bi = order[k].i;
+        else H[order[k].i].alive = false; /* cloth or wood: never a card */
+      }
     if (bi < 0) break;
     vis__object o = H[bi].best;
     acc[n] = o;

@@ -169,6 +169,32 @@ tp_status vis__analyzer_rectify(const vis_analyzer *an, const tp_image *rgb,
                                 tp_error *err);
 void vis__table_free(vis__table *t);
 
+/* ---- card evidence (evidence.c) ---- */
+
+/* How well an object's face explains a card where it lies alone (one
+ * sample per mm, 1.5 mm inside the outline), whole, per cell of 3 x 4 and
+ * on the 7 mm frame along the outline. */
+typedef struct {
+  int n;        /* samples looked at */
+  double score; /* of those, the fraction the face explains */
+  double worst; /* lowest explained fraction of a well-seen cell; 1 if none */
+  int cells;    /* cells seen well enough to judge (a third of their samples) */
+  int ring_n;   /* samples on the frame */
+  double ring;  /* of those, the fraction the face explains; 1 if none */
+} vis__face_fit;
+
+/* Samples are left out where one of `others` (grown by 1 mm) lies, or,
+ * with a claim map (per table pixel: accepted object or -1), where an
+ * object accepted before `self` lies. */
+void vis__face_fit_measure(const vis__table *t, const vis__template *tp, const vis__object *o,
+                           const vis_rect *others, int n_others, const int16_t *claim,
+                           int16_t self, vis__face_fit *ff);
+/* Part of the card is not what the face shows: a type missing from the
+ * deck (or glare). Report it uncertain. */
+bool vis__face_fit_poor(const vis__face_fit *ff);
+/* No card frame and no card picture: a face fitted onto the table. */
+bool vis__face_fit_no_card(const vis__face_fit *ff);
+
 /* ---- 3x3 helpers (mat3.c) ---- */
 void vis__mat3_mul(const double a[9], const double b[9], double out[9]);
 bool vis__mat3_inv(const double m[9], double out[9]);
