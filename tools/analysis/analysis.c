@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "calibration.h"
 #include "cvw.h"
@@ -92,6 +93,7 @@ tp_status an_session_create(const an_options *o, an_session **out,
   vis_settings vs;
   vis_settings_default(&vs);
   vs.debug_dir = getenv("TEPPICH_DEBUG_DIR"); /* for looking at failures */
+  vs.threads = o->threads > 0 ? o->threads : an_default_threads();
   if (!st) st = vis_analyzer_create(s->deck, &vs, &s->an, err);
   if (st) {
     an_session_destroy(s);
@@ -99,6 +101,11 @@ tp_status an_session_create(const an_options *o, an_session **out,
   }
   *out = s;
   return TP_OK;
+}
+
+int an_default_threads(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > AN_DEFAULT_MAX_THREADS ? AN_DEFAULT_MAX_THREADS : (int)n;
 }
 
 void an_report_free(an_report *r) {

@@ -17,7 +17,14 @@ typedef struct {
   const char *deck_dir;   /* NULL: the built-in demo deck */
   const char *calib_file; /* NULL: calibrate from the photo's markers */
   const char *players;    /* NULL: each colour its own player */
+  int threads; /* analysis workers 1..16; 0: AN_DEFAULT_THREADS (the
+                  results are the same for any number) */
 } an_options;
+
+/* One worker per online core, at most 4 (the Pi 5's cores): more workers
+ * than cores only add switching. */
+enum { AN_DEFAULT_MAX_THREADS = 4 };
+int an_default_threads(void);
 
 typedef struct an_session an_session;
 

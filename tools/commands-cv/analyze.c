@@ -9,7 +9,7 @@
 
 static const char usage[] =
     "usage: teppich analyze IMAGE [--deck DIR] [--calib FILE] [--players SPEC]\n"
-    "                       [--json] [--annotate OUT.png]\n"
+    "                       [--json] [--annotate OUT.png] [--threads N]\n"
     "\n"
     "Finds every destination card and carpet in one photo of the table, which\n"
     "lies on top where they overlap, and the claims, contests and returned\n"
@@ -21,6 +21,8 @@ static const char usage[] =
     "                    is its own player)\n"
     "  --json            print the JSON of spec section 4\n"
     "  --annotate OUT    write the photo with everything found drawn on it\n"
+    "  --threads N       analysis workers, 1..16 (default: one per core, at\n"
+    "                    most 4); the result is the same for any N\n"
     "\n"
     "Decisions the program is not sure of are marked \"uncertain\" with a\n"
     "reason in the JSON and said in the summary. See docs/analyze.md.\n";
@@ -46,6 +48,12 @@ static int run(int argc, char **argv) {
       o.players = argv[++i];
     else if (!strcmp(a, "--annotate") && has_val)
       annotate = argv[++i];
+    else if (!strcmp(a, "--threads") && has_val) {
+      long n;
+      if (!cli_parse_long(argv[++i], 1, 16, &n))
+        return cli_fail(2, "analyze: --threads wants 1..16, not '%s'", argv[i]);
+      o.threads = (int)n;
+    }
     else if (a[0] == '-' && a[1])
       return cli_fail(2, "analyze: unknown or incomplete option '%s' (see teppich analyze --help)", a);
     else if (!o.image)

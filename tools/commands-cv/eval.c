@@ -13,7 +13,8 @@
 static const char usage[] =
     "usage: teppich eval [--count N] [--seed FIRST] [--difficulty easy|normal|hard|all]\n"
     "                    [--failures DIR] [--verbose] [--true-camera] [--deck DIR]\n"
-    "       teppich eval --scene SCENE.json [--deck DIR] [--true-camera]\n"
+    "                    [--threads N]\n"
+    "       teppich eval --scene SCENE.json [--deck DIR] [--true-camera] [--threads N]\n"
     "\n"
     "Renders N random scenes per difficulty (seeds FIRST, FIRST+1, ...; default\n"
     "100000, a range never used for tuning), runs the same code as `teppich\n"
@@ -29,7 +30,9 @@ static const char usage[] =
     "random scenes, --deck DIR analyses with that deck folder (the scenes are\n"
     "still drawn with the demo deck): how well an enrolled deck does on the\n"
     "same photos. `claims` counts scenes whose claims, contests and returned\n"
-    "carpets (by card type) are the truth's; --verbose prints that per scene.\n";
+    "carpets (by card type) are the truth's; --verbose prints that per scene.\n"
+    "--threads N: analysis workers (default: one per core, at most 4; the\n"
+    "results are the same for any N).\n";
 
 typedef struct {
   int scenes, exact, errors, claims_right;
@@ -256,7 +259,8 @@ static int run_level(an_session *s, an_scenes *sc, rnd_difficulty level, const c
 /* --scene FILE: one scene JSON (tests, regressions); exit 1 unless exact.
  * deck_dir: render and analyse with this deck folder (NULL: the demo deck);
  * its deck.json gives the sizes the scene does not set. */
-static int run_scene_file(const char *path, const char *deck_dir, bool true_camera) {
+static int run_scene_file(const char *path, const char *deck_dir, bool true_camera,
+                          int threads) {
   char *text = NULL;
   size_t len = 0;
   tp_error err;
@@ -274,6 +278,7 @@ static int run_scene_file(const char *path, const char *deck_dir, bool true_came
   }
   an_options o = {0};
   o.deck_dir = deck_dir;
+  o.threads = threads;
   an_session *s = NULL;
   tp_image img = {0};
   an_report rep;
@@ -305,6 +310,7 @@ static int run(int argc, char **argv) {
   const char *level = "all", *failures = NULL;
   bool verbose = false, true_camera = false;
   const char *scene_file = NULL, *deck_dir = NULL;
+  long threads = 0;
   for (int i = 1; i < argc; i++) {
     bool v = i + 1 < argc;
     if (!strcmp(argv[i], "--count") && v) {
@@ -325,11 +331,14 @@ static int run(int argc, char **argv) {
       scene_file = argv[++i];
     } else if (!strcmp(argv[i], "--deck") && v) {
       deck_dir = argv[++i];
+    } else if (!strcmp(argv[i], "--threads") && v) {
+      if (!cli_parse_long(argv[++i], 1, 16, &threads))
+        return cli_fail(2, "eval: --threads wants 1..16, not '%s'", argv[i]);
     } else {
       return cli_fail(2, "eval: unknown or incomplete option '%s' (see teppich eval --help)", argv[i]);
     }
   }
-  if (scene_file) return run_scene_file(scene_file, deck_dir, true_camera);
+  if (scene_file) return run_scene_file(scene_file, deck_dir, true_camera, (int)threads);
   static const char *names[3] = {"easy", "normal", "hard"};
   bool want[3] = {false, false, false};
   for (int k = 0; k < 3; k++) want[k] = !strcmp(level, "all") || !strcmp(level, names[k]);
@@ -337,7 +346,7 @@ static int run(int argc, char **argv) {
     return cli_fail(2, "eval: --difficulty must be easy, normal, hard or all, not '%s'", level);
   if (failures) mkdir(failures, 0777);
   tp_error err;
-  an_options o = {.deck_dir = deck_dir};
+  an_options o = {.deck_dir = deck_dir, .threads = (int)threads};
   an_session *s = NULL;
   an_scenes *sc = NULL;
   tp_status st = an_session_create(&o, &s, &err);

@@ -585,7 +585,7 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
   if (!st && an->s.debug_dir) debug_dump(an, &t, hyps, n_hyps);
   res->profile.detect_ms = now_ms() - t1;
   t1 = now_ms();
-  vis__match_params mp = {.tau = 35, .min_ratio = 0.6, .step = 2};
+  vis__match_params mp = {.tau = 35, .min_ratio = 0.6, .step = 2, .threads = an->s.threads};
   double card_samples = an->deck->card_mm[0] * an->deck->card_mm[1] / (mp.step * mp.step);
   mp.min_explained = (int)(an->s.card_min_visible * card_samples);
   char logpath[1024];

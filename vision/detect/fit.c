@@ -18,7 +18,7 @@
 enum { OUTSIDE = 255 };
 
 static bool object_at(const vis__table *t, double x, double y) {
-  int ix = (int)lround(x), iy = (int)lround(y);
+  int ix = vis__round(x), iy = vis__round(y);
   if (ix < 0 || iy < 0 || ix >= t->object.width || iy >= t->object.height)
     return false;
   return tp_image_row(&t->object, iy)[ix] != 0;

@@ -102,6 +102,7 @@ typedef struct {
   int *pix;       /* table pixel (y*W+x) of each sample, -1 outside */
   float *lab;     /* 3 per sample */
   bool alive;
+  bool oom; /* sampling ran out of memory */
   vis__object best;
   int n_cand; /* the faces worth a full comparison */
   int cand_face[HYP_CANDS];
@@ -133,7 +134,7 @@ static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
       if (!sample_lab(t, x, y, lab)) continue;
       int k = h->n++;
       h->idx[k] = j * tw + i;
-      h->pix[k] = (int)lround(y) * t->lab.width + (int)lround(x);
+      h->pix[k] = vis__round(y) * t->lab.width + vis__round(x);
       memcpy(h->lab + 3 * k, lab, sizeof lab);
     }
   h->alive = h->n > 0;
@@ -360,6 +361,21 @@ static void score_hyp(const match_ctx *m, hyp *h) {
   if (best.face < 0) h->alive = false;
 }
 
+/* Ranks the faces (rerank: what shows of it changed) and scores one
+ * hypothesis. One with fewer free samples than an object needs explained
+ * can never be accepted (explained <= free, and claims only grow): it is
+ * dropped for good, without comparing faces. */
+static void rescore(const match_ctx *m, hyp *h, bool rerank) {
+  int n_free = 0;
+  for (int k = 0; k < h->n; k++) n_free += is_free(m, h->pix[k]);
+  if (n_free < m->mp->min_explained) {
+    h->alive = false;
+    return;
+  }
+  if (rerank) rank_faces(m, h);
+  score_hyp(m, h);
+}
+
 /* A real card's outline shows: where its sides are not hidden, the colour
  * changes across them. A face fitted onto bare table (a tan bazaar on
  * wood) has no such outline. Fraction of the visible side samples with an
@@ -382,8 +398,8 @@ static double edge_support(const vis__table *t, const int16_t *claim, const vis_
     int side_seen = 0, side_edge = 0;
     for (double d = 4 * t->px_per_mm; d < len - 4 * t->px_per_mm; d += 2) {
       double px = a.x + d * tx, py = a.y + d * ty;
-      int xi = (int)lround(px + off * nx), yi = (int)lround(py + off * ny);
-      int xo = (int)lround(px - off * nx), yo = (int)lround(py - off * ny);
+      int xi = vis__round(px + off * nx), yi = vis__round(py + off * ny);
+      int xo = vis__round(px - off * nx), yo = vis__round(py - off * ny);
       if (xi < 0 || yi < 0 || xo < 0 || yo < 0 || xi >= W || xo >= W || yi >= H || yo >= H)
         continue;
       if (claim[yi * W + xi] >= 0 || claim[yo * W + xo] >= 0) continue; /* hidden */
@@ -464,7 +480,7 @@ static double pose_cost(const vis__table *t, const vis__template *tp,
       double dx = (i + 0.5) * tp->w_mm / tp->w - tp->w_mm / 2;
       double dy = (j + 0.5) * tp->h_mm / tp->h - tp->h_mm / 2;
       double x = r->center.x + dx * ax + dy * lx, y = r->center.y + dx * ay + dy * ly;
-      int ix = (int)lround(x), iy = (int)lround(y);
+      int ix = vis__round(x), iy = vis__round(y);
       if (ix < 0 || iy < 0 || ix >= t->lab.width || iy >= t->lab.height) continue;
       int16_t c = claim[iy * t->lab.width + ix];
       if (c >= 0 && c < self) continue;
@@ -586,6 +602,44 @@ static bool near_duplicate(const vis__table *t, const vis_rect *hyps, const int 
   return false;
 }
 
+/* ---- the work shared by the workers: per hypothesis or object,
+ * each item writes only its own hyp / object (see parallel.c) ---- */
+
+typedef struct {
+  match_ctx *w; /* per worker: its own scratch */
+  hyp *H;
+  const vis_rect *hyps;
+  const int *items;    /* hypothesis (or object) of each item */
+  const bool *rerank;  /* per item: rank its faces again */
+  vis__object *acc;    /* accepted objects (refine) */
+} shared_work;
+
+/* Samples a new hypothesis and scores it. */
+static void first_score_item(void *ctx, int worker, int item) {
+  shared_work *sw = ctx;
+  const match_ctx *m = &sw->w[worker];
+  int i = sw->items[item], f = template_grid(m->t, m->tpl, m->n_tpl, &sw->hyps[i]);
+  const vis__template *tp = &m->tpl[f];
+  hyp *h = &sw->H[i];
+  if (!sample_hyp(m->t, &sw->hyps[i], tp->w, tp->h, tp->w_mm, tp->h_mm, m->mp->step, h)) {
+    h->alive = false;
+    h->oom = true;
+    return;
+  }
+  if (h->alive) rescore(m, h, true);
+}
+
+static void rescore_item(void *ctx, int worker, int item) {
+  shared_work *sw = ctx;
+  rescore(&sw->w[worker], &sw->H[sw->items[item]], sw->rerank[item]);
+}
+
+static void refine_item(void *ctx, int worker, int item) {
+  shared_work *sw = ctx;
+  const match_ctx *m = &sw->w[worker];
+  refine(m->t, &m->tpl[sw->acc[item].face], m->claim, (int16_t)item, &sw->acc[item]);
+}
+
 tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
                      const vis_rect *hyps, int n_hyps,
                      const vis__match_params *mp, vis__object **out,
@@ -601,14 +655,24 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   int *kept = malloc(sizeof *kept * ((size_t)n_hyps + 1));
   int max_samples = 0;
   for (int f = 0; f < n_tpl; f++) max_samples = (int)fmax(max_samples, tpl[f].w * tpl[f].h);
-  uint8_t *use = malloc(2 * (size_t)max_samples + 2), *expl = malloc((size_t)max_samples + 1);
+  int threads = mp->threads < 1 ? 1 : mp->threads > VIS__MAX_THREADS ? VIS__MAX_THREADS : mp->threads;
+  /* per worker: use is 2 samples long, expl 1 */
+  uint8_t *scratch = malloc((size_t)threads * (3 * (size_t)max_samples + 3));
+  bool *rerank = malloc(sizeof *rerank * ((size_t)n_hyps + 1));
   tp_status st = TP_OK;
-  if (!H || !claim || !used || !acc || !use || !expl || !order || !kept) {
+  if (!H || !claim || !used || !acc || !scratch || !order || !kept || !rerank) {
     st = tp_error_set(err, TP_ERR_NOMEM, "out of memory while matching faces");
     goto done;
   }
   for (size_t i = 0; i < npx; i++) claim[i] = -1;
-  match_ctx m = {t, tpl, n_tpl, mp, claim, used, use, expl, INT16_MAX};
+  match_ctx workers[VIS__MAX_THREADS];
+  for (int w = 0; w < threads; w++) {
+    uint8_t *use = scratch + (size_t)w * (3 * (size_t)max_samples + 3);
+    workers[w] = (match_ctx){t, tpl, n_tpl, mp, claim, used, use, use + 2 * (size_t)max_samples + 2,
+                             INT16_MAX};
+  }
+  match_ctx m = workers[0];
+  shared_work sw = {workers, H, hyps, kept, rerank, NULL};
   /* cheap first: a hypothesis without outline is no card (saves most
    * work); of near-duplicates only the one whose outline shows best is
    * matched (the pose refinement moves it the last millimetres) */
@@ -623,16 +687,13 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
     int i = order[k].i, f = template_grid(t, tpl, n_tpl, &hyps[i]);
     if (f < 0 || near_duplicate(t, hyps, kept, n_kept, &hyps[i])) continue;
     kept[n_kept++] = i;
-    if (!sample_hyp(t, &hyps[i], tpl[f].w, tpl[f].h, tpl[f].w_mm, tpl[f].h_mm,
-                    mp->step, &H[i])) {
+  }
+  vis__parallel_for(threads, n_kept, first_score_item, &sw);
+  for (int k = 0; k < n_kept; k++)
+    if (H[kept[k]].oom) {
       st = tp_error_set(err, TP_ERR_NOMEM, "out of memory while matching faces");
       goto done;
     }
-    if (H[i].alive) {
-      rank_faces(&m, &H[i]);
-      score_hyp(&m, &H[i]);
-    }
-  }
   int n = 0;
   while (n < 64) {
     /* the best explained of those whose outline shows (the outline test
@@ -663,14 +724,18 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
       for (int f = 0; f < n_tpl; f++)
         if (tpl[f].kind != VIS__FACE_TYPE && tpl[f].index == won->index) used[f] = true;
     n++;
+    int n_items = 0;
     for (int i = 0; i < n_hyps; i++) {
       if (!H[i].alive) continue;
       /* what shows of it changed: the faces worth comparing may too (a
        * desert's visible strip under a carpet is no palace) */
-      if (vis_rect_overlap_area(&H[i].r, &o.r_px) > 0) rank_faces(&m, &H[i]);
-      else if (H[i].best.face < 0 || !used[H[i].best.face]) continue;
-      score_hyp(&m, &H[i]);
+      bool hidden_more = vis_rect_overlap_area(&H[i].r, &o.r_px) > 0;
+      if (hidden_more || (H[i].best.face >= 0 && used[H[i].best.face])) {
+        kept[n_items] = i;
+        rerank[n_items++] = hidden_more;
+      }
     }
+    vis__parallel_for(threads, n_items, rescore_item, &sw);
   }
   for (int i = 0; mp->log && i < n_hyps; i++) {
     int seen = 0;
@@ -681,7 +746,8 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
             H[i].best.explained, H[i].best.valid, H[i].best.score, e, seen);
   }
   if (mp->log) log_objects(&m, acc, n);
-  for (int i = 0; i < n; i++) refine(t, &tpl[acc[i].face], claim, (int16_t)i, &acc[i]);
+  sw.acc = acc;
+  vis__parallel_for(threads, n, refine_item, &sw);
   *out = acc;
   *n_out = n;
   acc = NULL;
@@ -691,8 +757,8 @@ done:
   free(claim);
   free(used);
   free(acc);
-  free(use);
-  free(expl);
+  free(scratch);
+  free(rerank);
   free(order);
   free(kept);
   return st;

@@ -29,6 +29,12 @@ tp_status vis__deck_check(const vis_deck *deck, const char *dir,
 
 /* ---- analysis internals ---- */
 
+/* lround(x) for |x| < 2^31, inline: libm's lround is a call per sample
+ * in the matcher's inner loops (3 % of an analysis's instructions). */
+static inline int vis__round(double x) {
+  return x >= 0 ? (int)(x + 0.5) : (int)(x - 0.5);
+}
+
 /* Colour histogram bins over OpenCV 8-bit Lab: L/32, a/8, b/8. */
 enum { VIS__LBINS = 8, VIS__ABINS = 32, VIS__NBINS = 8 * 32 * 32 };
 static inline int vis__bin(const uint8_t *lab) {
@@ -139,6 +145,8 @@ typedef struct {
   double min_ratio;  /* explained / valid needed to accept */
   int min_explained; /* explained samples needed */
   int step;          /* sample every step-th mm while matching */
+  int threads;       /* workers scoring hypotheses (1..16; 0 counts as 1);
+                        the result is the same for any number */
   FILE *log;         /* debugging: every hypothesis's fate, or NULL */
 } vis__match_params;
 
@@ -194,6 +202,16 @@ void vis__face_fit_measure(const vis__table *t, const vis__template *tp, const v
 bool vis__face_fit_poor(const vis__face_fit *ff);
 /* No card frame and no card picture: a face fitted onto the table. */
 bool vis__face_fit_no_card(const vis__face_fit *ff);
+
+/* ---- worker threads (parallel.c) ---- */
+
+enum { VIS__MAX_THREADS = 16 }; /* as vis_settings.threads */
+
+/* fn(ctx, worker, item) for every item 0..n-1, on up to `threads` workers
+ * (worker 0 is the calling thread; worker < threads, for per-worker
+ * scratch). Items must be independent: each writes only its own results. */
+typedef void (*vis__item_fn)(void *ctx, int worker, int item);
+void vis__parallel_for(int threads, int n, vis__item_fn fn, void *ctx);
 
 /* ---- 3x3 helpers (mat3.c) ---- */
 void vis__mat3_mul(const double a[9], const double b[9], double out[9]);
