@@ -99,6 +99,7 @@ typedef struct {
   int tw, th;     /* template grid it was sampled for */
   int n;          /* samples */
   int *idx;       /* template index (j*tw+i) of each sample */
+  int *tix, *tixf; /* offset of its Lab in a face, upright and turned */
   int *pix;       /* table pixel (y*W+x) of each sample, -1 outside */
   float *lab;     /* 3 per sample */
   bool alive;
@@ -121,7 +122,9 @@ static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
   h->idx = malloc(sizeof(int) * (size_t)cap);
   h->pix = malloc(sizeof(int) * (size_t)cap);
   h->lab = malloc(sizeof(float) * 3 * (size_t)cap);
-  if (!h->idx || !h->pix || !h->lab) return false;
+  h->tix = malloc(sizeof(int) * 2 * (size_t)cap);
+  if (!h->idx || !h->pix || !h->lab || !h->tix) return false;
+  h->tixf = h->tix + cap;
   double ax, ay, lx, ly;
   face_axes(r, t->px_per_mm, false, &ax, &ay, &lx, &ly);
   for (int j = step / 2; j < th; j += step)
@@ -134,6 +137,8 @@ static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
       if (!sample_lab(t, x, y, lab)) continue;
       int k = h->n++;
       h->idx[k] = j * tw + i;
+      h->tix[k] = 3 * (j * tw + i);
+      h->tixf[k] = 3 * (tw * th - 1 - (j * tw + i));
       h->pix[k] = vis__round(y) * t->lab.width + vis__round(x);
       memcpy(h->lab + 3 * k, lab, sizeof lab);
     }
@@ -143,25 +148,26 @@ static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
 
 static void free_hyp(hyp *h) {
   free(h->idx);
+  free(h->tix);
   free(h->pix);
   free(h->lab);
 }
 
 static const float channel_weight[3] = {0.5f, 1.0f, 1.0f};
 
-/* Fits gain/offset per channel over the samples flagged in fit[], then
- * flags (explained[]) and counts the samples of mask[] the fitted face
- * explains. Only every stride-th sample is looked at. */
-static int fit_and_count(const hyp *h, const float *tpl, bool flipped,
-                         const uint8_t *fit, const uint8_t *mask, int stride,
+/* Fits gain/offset per channel over the samples fit[0..n_fit-1], then
+ * counts the samples mask[0..n_mask-1] the fitted face explains and flags
+ * them in explained[] (by position in mask). Lists of sample indices,
+ * increasing: no tests per sample in the inner loops. tix: each sample's
+ * offset into the face's Lab (upright or turned). */
+static int fit_and_count(const hyp *h, const float *tpl, const int *tix,
+                         const int *fit, int n_fit, const int *mask, int n_mask,
                          double tau, double gain[3], double offset[3],
                          uint8_t *explained) {
-  int N = h->tw * h->th, n_fit = 0;
   double so[3] = {0}, sf[3] = {0}, sff[3] = {0}, sof[3] = {0};
-  for (int k = 0; k < h->n; k += stride) {
-    if (!fit[k]) continue;
-    n_fit++;
-    const float *f = tpl + 3 * (flipped ? N - 1 - h->idx[k] : h->idx[k]);
+  for (int q = 0; q < n_fit; q++) {
+    int k = fit[q];
+    const float *f = tpl + tix[k];
     const float *o = h->lab + 3 * k;
     for (int c = 0; c < 3; c++)
       so[c] += o[c], sf[c] += f[c], sff[c] += f[c] * f[c], sof[c] += o[c] * f[c];
@@ -183,14 +189,14 @@ static int fit_and_count(const hyp *h, const float *tpl, bool flipped,
   const float g1 = (float)gain[1], o1 = (float)offset[1];
   const float g2 = (float)gain[2], o2 = (float)offset[2], ftau = (float)tau;
   int count = 0;
-  for (int k = 0; k < h->n; k += stride) {
-    if (!mask[k]) continue;
-    const float *f = tpl + 3 * (flipped ? N - 1 - h->idx[k] : h->idx[k]);
+  for (int q = 0; q < n_mask; q++) {
+    int k = mask[q];
+    const float *f = tpl + tix[k];
     const float *o = h->lab + 3 * k;
     float r = fabsf(channel_weight[0] * o[0] - (g0 * f[0] + o0)) +
               fabsf(o[1] - (g1 * f[1] + o1)) + fabsf(o[2] - (g2 * f[2] + o2));
-    explained[k] = r < ftau;
-    count += explained[k];
+    explained[q] = r < ftau;
+    count += explained[q];
   }
   return count;
 }
@@ -202,7 +208,8 @@ typedef struct {
   const vis__match_params *mp;
   const int16_t *claim; /* per table pixel: accepted object or -1 */
   const bool *used;     /* per template: its carpet is taken */
-  uint8_t *use, *expl;  /* scratch, one per sample */
+  int *list, *ok;       /* scratch: sample indices */
+  uint8_t *expl;        /* scratch, one per sample */
   int16_t self;         /* claims at or above self count as free (logging) */
 } match_ctx;
 
@@ -211,15 +218,12 @@ static inline bool is_free(const match_ctx *m, int pix) {
   return pix >= 0 && (m->claim[pix] < 0 || m->claim[pix] >= m->self);
 }
 
-/* Flags in m->use the samples not claimed yet (every stride-th one);
+/* Lists in m->list the samples not claimed yet (of every stride-th one);
  * returns how many. */
 static int free_samples(const match_ctx *m, const hyp *h, int stride) {
   int valid = 0;
-  memset(m->use, 0, (size_t)h->n);
-  for (int k = 0; k < h->n; k += stride) {
-    m->use[k] = is_free(m, h->pix[k]);
-    valid += m->use[k];
-  }
+  for (int k = 0; k < h->n; k += stride)
+    if (is_free(m, h->pix[k])) m->list[valid++] = k;
   return valid;
 }
 
@@ -238,13 +242,15 @@ static void score_face(const match_ctx *m, const hyp *h, int valid, int f,
   o->second_face = -1;
   if (valid < 8) return;
   const float *tpl = m->tpl[f].lab;
-  int n1 = fit_and_count(h, tpl, flipped, m->use, m->use, stride, m->mp->tau,
+  const int *tix = flipped ? h->tixf : h->tix;
+  int n1 = fit_and_count(h, tpl, tix, m->list, valid, m->list, valid, m->mp->tau,
                          o->gain, o->offset, m->expl);
   /* refit on the explained samples only: what lies on top is an outlier */
   if (!coarse && n1 >= 8) {
-    uint8_t *ok = m->use + h->n; /* use is 2n long */
-    for (int k = 0; k < h->n; k++) ok[k] = m->expl[k] && m->use[k];
-    n1 = fit_and_count(h, tpl, flipped, ok, m->use, 1, m->mp->tau, o->gain,
+    int n_ok = 0;
+    for (int q = 0; q < valid; q++)
+      if (m->expl[q]) m->ok[n_ok++] = m->list[q];
+    n1 = fit_and_count(h, tpl, tix, m->ok, n_ok, m->list, valid, m->mp->tau, o->gain,
                        o->offset, m->expl);
   }
   o->explained = n1;
@@ -317,8 +323,10 @@ static void score_hyp(const match_ctx *m, hyp *h) {
   h->free_n = valid;
   h->free_object = 0;
   int W = m->t->lab.width;
-  for (int k = 0; k < h->n; k++)
-    if (m->use[k]) h->free_object += tp_image_row(&m->t->object, h->pix[k] / W)[h->pix[k] % W] != 0;
+  for (int q = 0; q < valid; q++) {
+    int pix = h->pix[m->list[q]];
+    h->free_object += tp_image_row(&m->t->object, pix / W)[pix % W] != 0;
+  }
   for (int c = 0; c < h->n_cand; c++) {
     int f = h->cand_face[c];
     if (m->used[f]) continue;
@@ -656,8 +664,9 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   int max_samples = 0;
   for (int f = 0; f < n_tpl; f++) max_samples = (int)fmax(max_samples, tpl[f].w * tpl[f].h);
   int threads = mp->threads < 1 ? 1 : mp->threads > VIS__MAX_THREADS ? VIS__MAX_THREADS : mp->threads;
-  /* per worker: use is 2 samples long, expl 1 */
-  uint8_t *scratch = malloc((size_t)threads * (3 * (size_t)max_samples + 3));
+  /* per worker: two sample lists and a flag per sample */
+  size_t per_worker = ((2 * sizeof(int) + 1) * ((size_t)max_samples + 1) + 15) / 16 * 16;
+  uint8_t *scratch = malloc((size_t)threads * per_worker);
   bool *rerank = malloc(sizeof *rerank * ((size_t)n_hyps + 1));
   tp_status st = TP_OK;
   if (!H || !claim || !used || !acc || !scratch || !order || !kept || !rerank) {
@@ -667,9 +676,9 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   for (size_t i = 0; i < npx; i++) claim[i] = -1;
   match_ctx workers[VIS__MAX_THREADS];
   for (int w = 0; w < threads; w++) {
-    uint8_t *use = scratch + (size_t)w * (3 * (size_t)max_samples + 3);
-    workers[w] = (match_ctx){t, tpl, n_tpl, mp, claim, used, use, use + 2 * (size_t)max_samples + 2,
-                             INT16_MAX};
+    int *list = (int *)(void *)(scratch + (size_t)w * per_worker);
+    workers[w] = (match_ctx){t, tpl, n_tpl, mp, claim, used, list, list + max_samples + 1,
+                             (uint8_t *)(list + 2 * (max_samples + 1)), INT16_MAX};
   }
   match_ctx m = workers[0];
   shared_work sw = {workers, H, hyps, kept, rerank, NULL};
