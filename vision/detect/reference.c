@@ -1064,6 +1064,7 @@ static tp_status find_objects(frame *fr, vis__table *t, vis_result *res,
   double card_samples = d->card_mm[0] * d->card_mm[1] / (mp.step * mp.step);
   mp.min_explained =
       (int)(vis__analyzer_settings(fr->an)->card_min_visible * card_samples);
+  mp.threads = vis__analyzer_settings(fr->an)->threads; /* same result for any number */
   if (!st)
     st = vis__match(t, fr->tpl, fr->n_tpl, hyps, n_hyps, &mp, acc, n_acc, err);
   res->profile.identify_ms = now_ms() - t1;
