@@ -369,6 +369,13 @@ static void score_hyp(const match_ctx *m, hyp *h) {
   if (best.face < 0) h->alive = false;
 }
 
+/* Does object `id`, just accepted, hide any of the hypothesis's samples? */
+static bool newly_hidden(const match_ctx *m, const hyp *h, int16_t id) {
+  for (int k = 0; k < h->n; k++)
+    if (h->pix[k] >= 0 && m->claim[h->pix[k]] == id) return true;
+  return false;
+}
+
 /* Ranks the faces (rerank: what shows of it changed) and scores one
  * hypothesis. One with fewer free samples than an object needs explained
  * can never be accepted (explained <= free, and claims only grow): it is
@@ -737,8 +744,10 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
     for (int i = 0; i < n_hyps; i++) {
       if (!H[i].alive) continue;
       /* what shows of it changed: the faces worth comparing may too (a
-       * desert's visible strip under a carpet is no palace) */
-      bool hidden_more = vis_rect_overlap_area(&H[i].r, &o.r_px) > 0;
+       * desert's visible strip under a carpet is no palace); when none of
+       * its samples is hidden, its scores stay as they are */
+      bool hidden_more = vis_rect_overlap_area(&H[i].r, &o.r_px) > 0 &&
+                         newly_hidden(&m, &H[i], (int16_t)(n - 1));
       if (hidden_more || (H[i].best.face >= 0 && used[H[i].best.face])) {
         kept[n_items] = i;
         rerank[n_items++] = hidden_more;
