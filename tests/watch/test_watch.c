@@ -214,8 +214,9 @@ static wch_obs layout_obs(int n) {
   wch_obs o;
   memset(&o, 0, sizeof o);
   for (int k = 0; k < n; k++)
-    o.cards[o.n_cards++] = (wch_card_obs){k % FT_N_TYPES, 90 + (k % 4) * 100,
-                                          90 + (k / 4) * 130, 90, 1};
+    o.cards[o.n_cards++] = (wch_card_obs){
+        .type = k % FT_N_TYPES, .x_mm = 90 + (k % 4) * 100,
+        .y_mm = 90 + (k / 4) * 130, .angle_deg = 90, .visible_fraction = 1};
   return o;
 }
 
@@ -283,6 +284,150 @@ static void test_warnings(void **state) {
   add_carpet(&u, "purple", 300, 300, -1);
   wch_observe(w, &u, &err);
   assert_int_equal(count_kind(&s, "unknown_carpet"), 1);
+  wch_destroy(w);
+  free(s.log);
+}
+
+static wch *game_at_layout(sink *s) {
+  static ft_players pl;
+  wch_config cfg;
+  setup_game("anna=red,ben=blue,cleo=green", &pl, &cfg);
+  wch_output out = {s, on_say, on_event, on_record};
+  wch *w;
+  tp_error err;
+  assert_int_equal(wch_create(&cfg, &out, &w, &err), TP_OK);
+  assert_int_equal(wch_start(w, &err), TP_OK);
+  assert_int_equal(wch_answer(w, "genies anna=8,3 ben=7,4 cleo=6,5", &err), TP_OK);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_LAYOUT);
+  return w;
+}
+
+static void observe(wch *w, const wch_obs *o) {
+  tp_error err;
+  assert_int_equal(wch_observe(w, o, &err), TP_OK);
+}
+
+/* A carpet lands before every layout card was seen: the layout is taken
+ * with the cards seen so far, and a card first seen clear of the carpets
+ * before the flight is resolved joins it (with the next id). */
+static void test_layout_late_card(void **state) {
+  (void)state;
+  sink s = {0};
+  wch *w = game_at_layout(&s);
+  wch_obs o = layout_obs(11); /* card 11 (bottom right) is not seen */
+  observe(w, &o);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_LAYOUT);
+  add_carpet(&o, "blue", 90, 90, 0);
+  observe(w, &o);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+  assert_null(strstr(s.log, "layout ")); /* not given to the rules yet */
+  wch_obs all = layout_obs(12);
+  add_carpet(&all, "blue", 90, 90, 0);
+  add_carpet(&all, "green", 90, 220, 4);
+  observe(w, &all);
+  add_carpet(&all, "red", 390, 350, 11);
+  observe(w, &all);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_TAKING);
+  assert_non_null(strstr(s.log, "11=desert@390.0,350.0"));
+  assert_non_null(strstr(s.log, "flight blue=0 green=4 red=11"));
+  assert_int_equal(count_kind(&s, "layout_unseen"), 0);
+  wch_destroy(w);
+  free(s.log);
+}
+
+/* A layout card no frame shows before the flight is resolved is counted
+ * with the most likely type (warned), and takes its place when it is seen
+ * later; the flight goes on. */
+static void test_layout_unseen_card(void **state) {
+  (void)state;
+  sink s = {0};
+  wch *w = game_at_layout(&s);
+  wch_obs o = layout_obs(11);
+  add_carpet(&o, "blue", 90, 90, 0);
+  observe(w, &o);
+  add_carpet(&o, "green", 90, 220, 4);
+  add_carpet(&o, "red", 190, 220, 5);
+  observe(w, &o);
+  assert_int_equal(count_kind(&s, "layout_unseen"), 1);
+  assert_non_null(strstr(s.log, "flight blue=0 green=4 red=5"));
+  char *layout = strstr(s.log, "layout ");
+  assert_non_null(layout);
+  char *line_end = strchr(layout, '\n');
+  char *last = strstr(layout, " 11=");
+  assert_true(last && last < line_end && !memchr(last, '@', (size_t)(line_end - last)));
+  /* taken away; the next flight sees card 11 and lands on it */
+  wch_obs rest = layout_obs(12);
+  rest.n_cards = 0;
+  wch_obs full = layout_obs(12);
+  for (int k = 0; k < 12; k++)
+    if (k != 0 && k != 4 && k != 5) rest.cards[rest.n_cards++] = full.cards[k];
+  observe(w, &rest);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+  /* rest.cards: 1 2 3 6 7 8 9 10 11 */
+  add_carpet(&rest, "blue", 390, 90, 2);
+  observe(w, &rest);
+  add_carpet(&rest, "green", 290, 220, 3);
+  add_carpet(&rest, "red", 390, 350, 8);
+  observe(w, &rest);
+  assert_non_null(strstr(s.log, "flight blue=3 green=6 red=11"));
+  wch_destroy(w);
+  free(s.log);
+}
+
+/* A carpet that one frame shows and the frame where all have landed does
+ * not was a phantom: the flight waits for the real one. */
+static void test_phantom_carpet(void **state) {
+  (void)state;
+  sink s = {0};
+  wch *w = game_at_layout(&s);
+  wch_obs o = layout_obs(12);
+  add_carpet(&o, "green", 190, 90, 1); /* a card taken for a carpet */
+  observe(w, &o);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+  assert_non_null(strstr(s.log, "layout "));
+  o = layout_obs(12);
+  add_carpet(&o, "blue", 90, 90, 0);
+  observe(w, &o);
+  add_carpet(&o, "red", 190, 220, 5);
+  observe(w, &o);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+  o = layout_obs(12);
+  add_carpet(&o, "blue", 90, 90, 0);
+  add_carpet(&o, "green", 90, 220, 4);
+  add_carpet(&o, "red", 190, 220, 5);
+  observe(w, &o);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_TAKING);
+  assert_non_null(strstr(s.log, "flight blue=0 green=4 red=5"));
+  wch_destroy(w);
+  free(s.log);
+}
+
+/* Cards the observer names by id (analysed against the layout reference)
+ * are those cards wherever they lie; one moved far was bumped. */
+static void test_cards_by_id(void **state) {
+  (void)state;
+  sink s = {0};
+  wch *w = three_player_game(&s);
+  wch_table_card t[64];
+  assert_int_equal(wch_table_cards(w, t, 64), 12);
+  assert_int_equal(t[5].id, 5);
+  assert_false(t[5].claimed || t[5].unseen);
+  wch_obs o = layout_obs(12);
+  for (int k = 0; k < 12; k++) o.cards[k].has_id = true, o.cards[k].id = k;
+  /* card 2 and card 3 swapped places by place, named by id */
+  double x2 = o.cards[2].x_mm;
+  o.cards[2].x_mm = o.cards[3].x_mm;
+  o.cards[3].x_mm = x2;
+  o.cards[2].type = o.cards[3].type = -1; /* types do not matter by id */
+  add_carpet(&o, "blue", 390, 90, 2);
+  observe(w, &o);
+  assert_int_equal(count_kind(&s, "card_bumped"), 2);
+  add_carpet(&o, "green", 90, 220, 4);
+  add_carpet(&o, "red", 290, 90, 3);
+  observe(w, &o);
+  assert_non_null(strstr(s.log, "flight blue=2 green=4 red=3"));
+  assert_int_equal(wch_table_cards(w, t, 64), 12); /* 9 + 3 claimed */
+  assert_true(t[9].claimed && t[10].claimed && t[11].claimed);
   wch_destroy(w);
   free(s.log);
 }
@@ -491,6 +636,10 @@ int main(void) {
       cmocka_unit_test(test_warnings),      cmocka_unit_test(test_answer_errors),
       cmocka_unit_test(test_corrections),   cmocka_unit_test(test_resume),
       cmocka_unit_test(test_fuzz),          cmocka_unit_test(test_motion),
+      cmocka_unit_test(test_layout_late_card),
+      cmocka_unit_test(test_layout_unseen_card),
+      cmocka_unit_test(test_phantom_carpet),
+      cmocka_unit_test(test_cards_by_id),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -213,8 +213,16 @@ static tp_status check_calib_size(const an_session *s, const tp_image *rgb, tp_e
                       s->calib_file, w, h, rgb->width, rgb->height);
 }
 
+vis_analyzer *an_session_analyzer(an_session *s) { return s->an; }
+
 tp_status an_run_image(an_session *s, const tp_image *rgb,
                        const vis_table_map *map, an_report *out, tp_error *err) {
+  return an_run_image_ref(s, NULL, rgb, map, out, err);
+}
+
+tp_status an_run_image_ref(an_session *s, const vis_reference *ref,
+                           const tp_image *rgb, const vis_table_map *map,
+                           an_report *out, tp_error *err) {
   memset(out, 0, sizeof *out);
   double t0 = now_ms();
   tp_status st = tp_image_alloc(&out->photo, rgb->width, rgb->height, 3);
@@ -240,7 +248,8 @@ tp_status an_run_image(an_session *s, const tp_image *rgb,
   if (st) return st;
   out->has_map = true;
   if (map != &out->map) out->map = *map;
-  st = vis_analyze(s->an, rgb, map, &out->vis, err);
+  st = ref ? vis_analyze_with_reference(s->an, ref, rgb, map, &out->vis, err)
+           : vis_analyze(s->an, rgb, map, &out->vis, err);
   out->vis.profile.markers_ms += detect_ms;        /* marker detection */
   out->vis.profile.mapping_ms += cal_ms - detect_ms; /* table fit */
   out->vis.profile.total_ms += cal_ms;

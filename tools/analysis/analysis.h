@@ -52,6 +52,14 @@ tp_status an_run_file(an_session *s, const char *path, an_report *out,
  * the session's calibration or the photo's markers. */
 tp_status an_run_image(an_session *s, const tp_image *rgb,
                        const vis_table_map *map, an_report *out, tp_error *err);
+/* The same, knowing the layout cards (vis_analyze_with_reference; ref
+ * NULL: plain vis_analyze): out->vis.cards are the reference's, in its
+ * order. */
+tp_status an_run_image_ref(an_session *s, const vis_reference *ref,
+                           const tp_image *rgb, const vis_table_map *map,
+                           an_report *out, tp_error *err);
+/* The session's analyzer (for vis_reference_add_cards). */
+vis_analyzer *an_session_analyzer(an_session *s);
 
 /* Spec section 4 JSON and the readable summary (malloc'd, NULL on OOM). */
 char *an_report_json(const an_session *s, const an_report *r);

@@ -6,6 +6,7 @@
 #define _DEFAULT_SOURCE /* getifaddrs */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
@@ -90,6 +91,8 @@ typedef struct {
   double table[4];
   cap_options cap;
 } options;
+
+enum { VIS_MAX_CARDS_IN_OBS = 128 };
 
 typedef struct {
   options *o;
@@ -508,14 +511,144 @@ static int run_observations(app *a, const char *path, int64_t skip_to) {
 
 /* ---- camera / recordings ---- */
 
-static void to_obs(const vis_result *r, int64_t frame, wch_obs *obs) {
+/* The round's layout reference: the controller's table cards as the
+ * camera saw them when they were laid out, so that flight frames are
+ * analysed knowing them (vis_analyze_with_reference): covered cards, look-
+ * alikes and on-top decisions no longer come from scratch, and each card's
+ * id comes straight from its slot. */
+enum { REF_SLOTS = 64 };
+typedef struct {
+  vis_reference *ref;
+  int n;              /* slots used */
+  int id[REF_SLOTS];  /* the controller's card id per slot; -1 removed */
+  double card_mm[2];  /* the deck's card size */
+} layout_ref;
+
+static void layout_ref_reset(layout_ref *lr) {
+  vis_reference_destroy(lr->ref);
+  lr->ref = NULL;
+  lr->n = 0;
+}
+
+/* The card of a plain analysis where the controller has a table card
+ * (its rect as seen), or the table card with the deck's size. */
+static vis_card card_for(const layout_ref *lr, const vis_result *r,
+                         const wch_table_card *t) {
+  vis_card c = {.type = t->type, .visible_fraction = 1};
+  c.rect = (vis_rect){{t->x_mm, t->y_mm}, lr->card_mm[0], lr->card_mm[1],
+                      t->angle_deg};
+  double best = 30;
+  for (int i = 0; i < r->n_cards; i++) {
+    double d = hypot(r->cards[i].rect.center.x - t->x_mm,
+                     r->cards[i].rect.center.y - t->y_mm);
+    if (d < best) best = d, c.rect = r->cards[i].rect;
+  }
+  return c;
+}
+
+static bool table_has(const wch_table_card *t, int n, int id) {
+  for (int k = 0; k < n; k++)
+    if (t[k].id == id) return true;
+  return false;
+}
+
+static int slot_of(const layout_ref *lr, int id) {
+  for (int k = 0; k < lr->n; k++)
+    if (lr->id[k] == id) return k;
+  return -1;
+}
+
+/* After each decision: the reference follows the controller's table.
+ * A new round (layout) starts an empty one; cards that left the table are
+ * removed; table cards not yet in it are added from this frame, which
+ * showed them (the layout frame, or a plain analysis that saw them clear
+ * of the carpets). Only a plain analysis adds: its frame is where the
+ * controller last saw the cards unhidden. */
+static void layout_ref_sync(layout_ref *lr, const wch *w, an_session *s,
+                            const an_report *rep, bool plain) {
+  wch_stage stage = wch_get_stage(w);
+  if (stage == WCH_WAIT_LAYOUT || stage == WCH_GAME_OVER) {
+    layout_ref_reset(lr);
+    return;
+  }
+  wch_table_card t[REF_SLOTS];
+  int n = wch_table_cards(w, t, REF_SLOTS);
+  for (int k = 0; lr->ref && k < lr->n; k++)
+    if (lr->id[k] >= 0 && !table_has(t, n, lr->id[k])) {
+      vis_reference_remove_card(lr->ref, k);
+      lr->id[k] = -1;
+    }
+  if (!plain) return;
+  tp_error err;
+  if (!lr->ref && vis_reference_create(&lr->ref, &err) != TP_OK) return;
+  vis_card add[REF_SLOTS];
+  int ids[REF_SLOTS], n_add = 0;
+  for (int k = 0; k < n; k++)
+    if (!t[k].claimed && !t[k].unseen && slot_of(lr, t[k].id) < 0 &&
+        lr->n + n_add < REF_SLOTS) {
+      ids[n_add] = t[k].id;
+      add[n_add++] = card_for(lr, &rep->vis, &t[k]);
+    }
+  if (n_add == 0) return;
+  if (vis_reference_add_cards(lr->ref, an_session_analyzer(s), &rep->photo,
+                              &rep->map, add, n_add, &err) != TP_OK) {
+    fprintf(stderr, "teppich: watch: the layout reference: %s\n", err.text);
+    return;
+  }
+  memcpy(lr->id + lr->n, ids, (size_t)n_add * sizeof ids[0]);
+  lr->n += n_add;
+}
+
+/* The next frame is analysed against the reference when the controller
+ * follows flights of a layout whose every card is in the reference. */
+static bool layout_ref_usable(const layout_ref *lr, const wch *w) {
+  wch_stage stage = wch_get_stage(w);
+  if (!lr->ref || lr->n == 0 ||
+      (stage != WCH_WAIT_THROWS && stage != WCH_WAIT_TAKING) ||
+      ft_game_phase(wch_game(w)) == FT_PHASE_LAYOUT)
+    return false;
+  wch_table_card t[REF_SLOTS];
+  int n = wch_table_cards(w, t, REF_SLOTS);
+  for (int k = 0; k < n; k++)
+    if (t[k].unseen || (!t[k].claimed && slot_of(lr, t[k].id) < 0))
+      return false;
+  return true;
+}
+
+static bool on_a_carpet(const vis_result *r, int card) {
+  for (int c = 0; c < r->n_carpets; c++)
+    for (int k = 0; k < r->carpets[c].n_on_cards; k++)
+      if (r->carpets[c].on_cards[k] == card) return true;
+  return false;
+}
+
+/* The analysis as the controller's observation. Against the reference
+ * (lr not NULL) the cards are its slots, named by id: a removed slot is
+ * left out, and so is a card that is neither visible nor under a carpet
+ * (taken away). */
+static void to_obs(const vis_result *r, const layout_ref *lr, int64_t frame,
+                   wch_obs *obs) {
   memset(obs, 0, sizeof *obs);
   obs->frame = frame;
-  for (int i = 0; i < r->n_cards && i < WCH_MAX_OBS_CARDS; i++) {
+  int obs_of[VIS_MAX_CARDS_IN_OBS];
+  for (int i = 0; i < r->n_cards && i < VIS_MAX_CARDS_IN_OBS; i++) {
     const vis_card *c = &r->cards[i];
-    obs->cards[obs->n_cards++] = (wch_card_obs){
-        c->uncertain ? -1 : c->type, c->rect.center.x, c->rect.center.y,
-        c->rect.angle_deg, c->visible_fraction};
+    obs_of[i] = -1;
+    if (obs->n_cards == WCH_MAX_OBS_CARDS) continue;
+    wch_card_obs o = {.type = c->uncertain ? -1 : c->type,
+                      .x_mm = c->rect.center.x, .y_mm = c->rect.center.y,
+                      .angle_deg = c->rect.angle_deg,
+                      .visible_fraction = c->visible_fraction};
+    if (lr) {
+      if (i >= lr->n || lr->id[i] < 0 || c->type < 0 ||
+          (c->visible_fraction < 0.05 && !on_a_carpet(r, i)))
+        continue;
+      o.type = c->type;
+      o.has_id = true;
+      o.id = lr->id[i];
+    }
+    obs_of[i] = obs->n_cards;
+    obs->cards[obs->n_cards++] = o;
   }
   for (int i = 0; i < r->n_carpets && i < WCH_MAX_OBS_CARPETS; i++) {
     const vis_carpet *c = &r->carpets[i];
@@ -524,9 +657,12 @@ static void to_obs(const vis_result *r, int64_t frame, wch_obs *obs) {
     o->x_mm = c->rect.center.x;
     o->y_mm = c->rect.center.y;
     o->angle_deg = c->rect.angle_deg;
-    for (int k = 0; k < c->n_on_cards; k++)
-      if (c->on_cards[k] < obs->n_cards)
-        o->on_cards[o->n_on_cards++] = c->on_cards[k];
+    for (int k = 0; k < c->n_on_cards; k++) {
+      int i_card = c->on_cards[k];
+      if (i_card >= 0 && i_card < r->n_cards &&
+          i_card < VIS_MAX_CARDS_IN_OBS && obs_of[i_card] >= 0)
+        o->on_cards[o->n_on_cards++] = obs_of[i_card];
+    }
   }
 }
 
@@ -559,6 +695,9 @@ static int run_camera(app *a, int64_t skip_to) {
   st = wch_motion_create(NULL, &m, &err);
   wch_obs *obs = malloc(sizeof *obs);
   int rc = st == TP_OK && obs ? 0 : cli_fail(1, "watch: out of memory");
+  layout_ref lr = {0};
+  vis_deck_card_mm(an_session_deck(s), lr.card_mm);
+  int extra = 0; /* frames looked at after the first of a still scene */
   cap_frame f;
   while (rc == 0) {
     int got = cap_next(src, &f, &err);
@@ -578,11 +717,18 @@ static int run_camera(app *a, int64_t skip_to) {
     if (wch_motion_feed(m, &f.gray, &mr, &err) != TP_OK) continue;
     if (mr.run == 1) a->settle_frame = a->frames - 1;
     if (replay && (int64_t)f.sequence <= skip_to) continue;
-    if (!mr.settled) continue;
+    /* the layout is looked at in a few still frames (each may miss a
+     * card); everything else once per still scene */
+    bool again = mr.still && !mr.settled && extra < 2 &&
+                 wch_get_stage(a->w) == WCH_WAIT_LAYOUT;
+    if (!mr.settled && !again) continue;
+    extra = mr.settled ? 0 : extra + 1;
     publish_frame(a, &f.color);
     double t0 = now_ms();
     an_report rep;
-    st = an_run_image(s, &f.color, NULL, &rep, &err);
+    bool use_ref = layout_ref_usable(&lr, a->w);
+    st = an_run_image_ref(s, use_ref ? lr.ref : NULL, &f.color, NULL, &rep,
+                          &err);
     double ms = now_ms() - t0;
     a->analysis_ms += ms;
     if (ms > a->analysis_max_ms) a->analysis_max_ms = ms;
@@ -591,12 +737,19 @@ static int run_camera(app *a, int64_t skip_to) {
       an_report_free(&rep);
       continue;
     }
-    to_obs(&rep.vis, (int64_t)f.sequence, obs);
-    an_report_free(&rep);
+    to_obs(&rep.vis, use_ref ? &lr : NULL, (int64_t)f.sequence, obs);
+    if (getenv("TEPPICH_WATCH_OBS")) { /* what the controller is told */
+      char *j = wch_obs_to_json(obs);
+      fprintf(stderr, "obs%s %s\n", use_ref ? "(ref)" : "", j ? j : "");
+      free(j);
+    }
     rc = decide(a, obs);
+    layout_ref_sync(&lr, a->w, s, &rep, !use_ref);
+    an_report_free(&rep);
     if (wch_get_stage(a->w) == WCH_GAME_OVER) break;
   }
   free(obs);
+  layout_ref_reset(&lr);
   wch_motion_destroy(m);
   cap_close(src);
   an_session_destroy(s);

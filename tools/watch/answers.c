@@ -20,6 +20,17 @@ static int split_words(char *s, char **words) {
   return n;
 }
 
+/* A line typed or read, copied to be cut into words (buf holds
+ * ANSWER_MAX + 1 bytes); a longer line is refused, not cut. */
+static tp_status copy_line(char *buf, const char *line, tp_error *err) {
+  size_t n = strlen(line);
+  if (n > ANSWER_MAX)
+    return tp_error_set(err, TP_ERR_INVALID, "longer than %d characters",
+                        ANSWER_MAX);
+  memcpy(buf, line, n + 1);
+  return TP_OK;
+}
+
 static bool parse_int(const char *s, int lo, int hi, int *out) {
   char *end;
   if (!isdigit((unsigned char)*s)) return false;
@@ -146,12 +157,8 @@ tp_status wch_answer(wch *w, const char *line, tp_error *err) {
     return tp_error_set(err, TP_ERR_INVALID, "no question is waiting for "
                         "an answer");
   char buf[ANSWER_MAX + 1];
-  size_t n = strlen(line);
-  if (n > ANSWER_MAX)
-    return tp_error_set(err, TP_ERR_INVALID, "longer than %d characters",
-                        ANSWER_MAX);
-  memcpy(buf, line, n + 1);
-  tp_status st;
+  tp_status st = copy_line(buf, line, err);
+  if (st != TP_OK) return st;
   w->answers_used++; /* written with the answer's transcript line */
   if (q.kind == WCH_Q_GENIES)
     st = wch__answer_genies(w, buf, err);
@@ -262,11 +269,8 @@ static tp_status cmd_resolve(wch *w, tp_error *err) {
 
 tp_status wch_command(wch *w, const char *line, tp_error *err) {
   char buf[ANSWER_MAX + 1];
-  size_t n = strlen(line);
-  if (n > ANSWER_MAX)
-    return tp_error_set(err, TP_ERR_INVALID, "longer than %d characters",
-                        ANSWER_MAX);
-  memcpy(buf, line, n + 1);
+  tp_status st = copy_line(buf, line, err);
+  if (st != TP_OK) return st;
   char *words[MAX_WORDS];
   int nw = split_words(buf, words);
   if (nw == 1 && !strcmp(words[0], "undo")) return cmd_undo(w, err);

@@ -186,17 +186,17 @@ static bool type_fits(int seen, int known) {
 /* Greedy nearest pairs: the closest fitting pair first. */
 static void pair_cards(const wch_obs *obs, const wch__card *known, int n_known,
                        double radius, bool need_type, int *obs_of_known,
-                       int *known_of_obs) {
+                       int *known_of_obs, bool any_type) {
   for (;;) {
     double best = radius;
     int bi = -1, bk = -1;
     for (int k = 0; k < n_known; k++) {
       if (obs_of_known[k] >= 0) continue;
       for (int i = 0; i < obs->n_cards; i++) {
-        if (known_of_obs[i] >= 0) continue;
+        if (known_of_obs[i] != -1) continue; /* paired, or not a card */
         const wch_card_obs *c = &obs->cards[i];
-        if (need_type ? c->type != known[k].type
-                      : !type_fits(c->type, known[k].type))
+        if (!any_type && (need_type ? c->type != known[k].type
+                                    : !type_fits(c->type, known[k].type)))
           continue;
         double d = wch__dist(c->x_mm, c->y_mm, known[k].x, known[k].y);
         if (d <= best) best = d, bi = i, bk = k;
@@ -208,13 +208,39 @@ static void pair_cards(const wch_obs *obs, const wch__card *known, int n_known,
   }
 }
 
+/* Cards the observer names (analysed against the layout reference) are
+ * the ones it says, wherever they lie now; one that moved further than a
+ * match was bumped. Named cards that are not known any more (taken) are
+ * kept out of the pairing by place. */
+static void pair_by_id(const wch *w, const wch_obs *obs, matching *m) {
+  for (int i = 0; i < obs->n_cards; i++) {
+    const wch_card_obs *c = &obs->cards[i];
+    if (!c->has_id) continue;
+    m->ref_of_obs[i] = m->ghost_of_obs[i] = -2; /* not a card by place */
+    for (int k = 0; k < w->n_ref; k++)
+      if (w->ref[k].id == c->id && m->obs_of_ref[k] < 0) {
+        m->obs_of_ref[k] = i;
+        m->ref_of_obs[i] = k;
+        m->bumped[k] = !w->ref[k].unseen &&
+                       wch__dist(c->x_mm, c->y_mm, w->ref[k].x, w->ref[k].y) >
+                           w->cfg.match_mm;
+      }
+    for (int k = 0; k < w->n_ghost; k++)
+      if (w->ghost[k].id == c->id && m->ref_of_obs[i] == -2)
+        m->ghost_of_obs[i] = k;
+  }
+}
+
 static void match_cards(const wch *w, const wch_obs *obs, matching *m) {
   for (int k = 0; k < FT_MAX_CARDS; k++) m->obs_of_ref[k] = -1;
   memset(m->bumped, 0, sizeof m->bumped);
   for (int i = 0; i < WCH_MAX_OBS_CARDS; i++)
     m->ref_of_obs[i] = m->ghost_of_obs[i] = -1;
+  pair_by_id(w, obs, m);
+  bool by_id[FT_MAX_CARDS];
+  for (int k = 0; k < w->n_ref; k++) by_id[k] = m->obs_of_ref[k] >= 0;
   pair_cards(obs, w->ref, w->n_ref, w->cfg.match_mm, false, m->obs_of_ref,
-             m->ref_of_obs);
+             m->ref_of_obs, false);
   /* ghosts, converted to the card struct for the same pairing */
   wch__card g[FT_DECK_SIZE];
   int obs_of_ghost[FT_DECK_SIZE];
@@ -224,14 +250,14 @@ static void match_cards(const wch *w, const wch_obs *obs, matching *m) {
     obs_of_ghost[k] = -1;
   }
   pair_cards(obs, g, w->n_ghost, w->cfg.match_mm, false, obs_of_ghost,
-             m->ghost_of_obs);
+             m->ghost_of_obs, false);
   /* a table card that moved further (a carpet bumped it): same type only */
   int before[FT_MAX_CARDS];
   memcpy(before, m->obs_of_ref, sizeof before);
   pair_cards(obs, w->ref, w->n_ref, w->cfg.bump_mm, true, m->obs_of_ref,
-             m->ref_of_obs);
+             m->ref_of_obs, false);
   for (int k = 0; k < w->n_ref; k++)
-    m->bumped[k] = before[k] < 0 && m->obs_of_ref[k] >= 0;
+    if (!by_id[k]) m->bumped[k] = before[k] < 0 && m->obs_of_ref[k] >= 0;
 }
 
 static bool carpet_covers(const wch *w, const wch_obs *obs, double x, double y,
@@ -290,7 +316,7 @@ static void check_table_cards(wch *w, const wch_obs *obs, const matching *m) {
       c->angle = obs->cards[i].angle_deg;
     }
     if (i >= 0) c->missing_warned = false;
-    if (i < 0 && !c->missing_warned &&
+    if (i < 0 && !c->missing_warned && !c->unseen &&
         !carpet_covers(w, obs, c->x, c->y, c->angle)) {
       c->missing_warned = true;
       wch__warn(w, "wrong_card_taken",
@@ -306,6 +332,7 @@ static void check_table_cards(wch *w, const wch_obs *obs, const matching *m) {
 void wch__enter_layout(wch *w) {
   w->stage = WCH_WAIT_LAYOUT;
   w->n_track = 0;
+  w->layout_frames = 0;
   w->layout_excess_warned = false;
   int layer = ft_game_layer(w->game);
   wch__say(w, WCH_SAY_INFO, "Round %d: %s, lay out the cards.",
@@ -317,72 +344,149 @@ static int expected_layout(const wch *w) {
   return left < w->rules.layout_cards ? left : w->rules.layout_cards;
 }
 
-/* Follows the cards as they are put down, in the order they appear. */
-static bool track_layout(wch *w, const wch_obs *obs, const matching *m) {
+/* The type a layout card was seen as most often (-1: never certain). */
+static int voted_type(const wch__card *c) {
+  int best = -1;
+  for (int t = 0; t < FT_N_TYPES; t++)
+    if (c->votes[t] > 0 && (best < 0 || c->votes[t] > c->votes[best]))
+      best = t;
+  return best;
+}
+
+/* A layout card counts when some frame was sure of its type. */
+static bool layout_card_counts(const wch__card *c) {
+  return voted_type(c) >= 0;
+}
+
+static int counted_layout(const wch *w) {
+  int n = 0;
+  for (int k = 0; k < w->n_track; k++) n += layout_card_counts(&w->track[k]);
+  return n;
+}
+
+/* The next new card in reading order (top to bottom, left to right), for
+ * ids in the order the cards appeared when several appeared at once. */
+static int next_in_reading_order(const wch_obs *obs, const int *taken) {
+  int pick = -1;
+  for (int i = 0; i < obs->n_cards; i++) {
+    if (taken[i] != -1) continue;
+    const wch_card_obs *c = &obs->cards[i], *p = pick >= 0 ? &obs->cards[pick] : NULL;
+    if (!p || c->y_mm < p->y_mm - 20 ||
+        (c->y_mm < p->y_mm + 20 && c->x_mm < p->x_mm))
+      pick = i;
+  }
+  return pick;
+}
+
+static void seen_as(wch__card *c, const wch_card_obs *o) {
+  c->x = o->x_mm;
+  c->y = o->y_mm;
+  c->angle = o->angle_deg;
+  c->seen++;
+  if (o->type >= 0 && o->type < FT_N_TYPES) c->votes[o->type]++;
+  c->type = voted_type(c);
+}
+
+/* Follows the cards as they are put down, over the still frames of the
+ * layout: each frame votes for the cards it shows and their types (one
+ * frame may miss a card or take it for a look-alike). A card under a
+ * carpet keeps its votes; one missed more often than seen is dropped. */
+static void track_layout(wch *w, const wch_obs *obs, const matching *m) {
   int obs_of_track[WCH_MAX_OBS_CARDS], track_of_obs[WCH_MAX_OBS_CARDS];
   for (int i = 0; i < WCH_MAX_OBS_CARDS; i++)
     obs_of_track[i] = -1, track_of_obs[i] = m->ghost_of_obs[i] >= 0 ? 99 : -1;
+  /* the same place first (its type may differ in this frame), then a
+   * card of the same type pushed a little */
   pair_cards(obs, w->track, w->n_track, w->cfg.bump_mm, true, obs_of_track,
-             track_of_obs);
-  bool uncertain = false;
+             track_of_obs, false);
   wch__card next[WCH_MAX_OBS_CARDS];
   int n = 0;
   for (int k = 0; k < w->n_track; k++) {
+    wch__card c = w->track[k];
     int i = obs_of_track[k];
-    if (i < 0) continue; /* picked up again: forget it */
-    next[n] = w->track[k];
-    next[n].x = obs->cards[i].x_mm;
-    next[n].y = obs->cards[i].y_mm;
-    next[n++].angle = obs->cards[i].angle_deg;
+    bool missed = i < 0 && !carpet_covers(w, obs, c.x, c.y, c.angle);
+    if (i >= 0) seen_as(&c, &obs->cards[i]);
+    c.missed += missed;
+    c.missed_in_row = missed ? c.missed_in_row + 1 : 0;
+    /* picked up again (gone twice in a row, or the table is bare), or a
+     * phantom (gone as often as seen) */
+    if (missed && (c.missed >= c.seen || c.missed_in_row >= 2 ||
+                   obs->n_cards == 0))
+      continue;
+    next[n++] = c;
   }
-  /* new cards, in reading order when several appeared at once */
-  for (;;) {
-    int pick = -1;
-    for (int i = 0; i < obs->n_cards; i++) {
-      if (track_of_obs[i] >= 0) continue;
-      if (obs->cards[i].type < 0) {
-        uncertain = true;
-        continue;
-      }
-      const wch_card_obs *c = &obs->cards[i], *p = pick >= 0 ? &obs->cards[pick] : NULL;
-      if (!p || c->y_mm < p->y_mm - 20 ||
-          (c->y_mm < p->y_mm + 20 && c->x_mm < p->x_mm))
-        pick = i;
-    }
-    if (pick < 0 || n == WCH_MAX_OBS_CARDS) break;
+  for (int pick; n < WCH_MAX_OBS_CARDS &&
+                 (pick = next_in_reading_order(obs, track_of_obs)) >= 0;) {
     track_of_obs[pick] = n;
-    next[n++] = (wch__card){.id = -1, .type = obs->cards[pick].type,
-                            .x = obs->cards[pick].x_mm,
-                            .y = obs->cards[pick].y_mm,
-                            .angle = obs->cards[pick].angle_deg};
+    next[n] = (wch__card){.id = -1, .type = -1};
+    seen_as(&next[n++], &obs->cards[pick]);
   }
   memcpy(w->track, next, (size_t)n * sizeof next[0]);
   w->n_track = n;
-  return !uncertain;
 }
 
-static tp_status confirm_layout(wch *w, tp_error *err) {
+/* The most likely type of a card that was never seen: the type with the
+ * most cards not yet seen in this game (counts: seen so far, updated). */
+static int likely_unseen_type(int counts[FT_N_TYPES]) {
+  int best = 0;
+  for (int t = 1; t < FT_N_TYPES; t++)
+    if (ft_deck_count(t) - counts[t] > ft_deck_count(best) - counts[best])
+      best = t;
+  counts[best]++;
+  return best;
+}
+
+static void cards_seen_in_game(const wch *w, int counts[FT_N_TYPES]) {
+  int c[FT_N_TYPES];
+  ft_game_removed(w->game, counts);
+  for (int p = 0; p < w->players.n_players; p++) {
+    ft_game_collection(w->game, p, c);
+    for (int t = 0; t < FT_N_TYPES; t++) counts[t] += c[t];
+  }
+  for (int k = 0; k < w->n_ref; k++)
+    if (!w->ref[k].unseen) counts[w->ref[k].type]++;
+}
+
+/* Layout cards that no frame showed (a carpet flew before they were
+ * seen): the rules need every card, so they join with the most likely
+ * type and no place; a later frame that shows one puts it in place. */
+static void add_unseen_cards(wch *w, int want) {
+  int missing = want - w->n_ref;
+  if (missing <= 0) return;
+  int counts[FT_N_TYPES];
+  cards_seen_in_game(w, counts);
+  for (int k = 0; k < missing && w->n_ref < FT_MAX_CARDS; k++)
+    w->ref[w->n_ref++] = (wch__card){.id = w->next_id++,
+                                     .type = likely_unseen_type(counts),
+                                     .x = -1e4, .y = -1e4, .unseen = true};
+  wch__warn(w, "layout_unseen", "%d of the %d layout cards could not be seen; "
+            "counted as the most likely type until they are.", missing, want);
+}
+
+/* Gives the rules the layout (the table cards, in id order) and writes
+ * it. False (warned) when the rules refuse it: the layout is looked for
+ * again. */
+static tp_status commit_layout(wch *w, bool *ok, tp_error *err) {
+  *ok = false;
+  add_unseen_cards(w, expected_layout(w));
   ft_card cards[FT_MAX_CARDS];
-  int n = w->n_track;
+  int n = w->n_ref;
   for (int k = 0; k < n; k++)
-    cards[k] = (ft_card){.id = w->next_id + k, .type = w->track[k].type,
-                         .has_pos = true, .x_mm = w->track[k].x,
-                         .y_mm = w->track[k].y};
+    cards[k] = (ft_card){.id = w->ref[k].id, .type = w->ref[k].type,
+                         .has_pos = !w->ref[k].unseen, .x_mm = w->ref[k].x,
+                         .y_mm = w->ref[k].y};
   tp_error why;
   if (ft_game_layout(w->game, cards, n, &why) != TP_OK) {
     wch__warn(w, "layout_rejected", "This layout does not fit the game (%s); "
               "waiting for a clearer view.", why.text);
+    w->next_id -= n; /* the ids are given again */
+    w->n_ref = 0;
+    w->layout_pending = false;
+    wch__enter_layout(w);
     return TP_OK;
   }
-  warn_claimed_left(w);
-  w->n_ghost = 0; /* what is still there from before is noted */
-  for (int k = 0; k < n; k++) {
-    w->ref[k] = w->track[k];
-    w->ref[k].id = w->next_id + k;
-    w->ref[k].missing_warned = w->ref[k].bump_warned = false;
-  }
-  w->n_ref = n;
-  w->next_id += n;
+  *ok = true;
+  w->layout_pending = false;
   char *buf = malloc(256 + (size_t)n * 64);
   if (!buf) return tp_error_set(err, TP_ERR_NOMEM, "watch: out of memory");
   int layer = ft_game_layer(w->game);
@@ -397,32 +501,156 @@ static tp_status confirm_layout(wch *w, tp_error *err) {
   tp_status st = wch__append(w, buf, err);
   free(buf);
   if (st == TP_OK) st = wch__mark(w, err);
-  if (st != TP_OK) return st;
-  wch__emit_layout(w);
+  if (st == TP_OK) wch__emit_layout(w);
+  return st;
+}
+
+static tp_status observe_throws(wch *w, const wch_obs *obs, const matching *m,
+                                tp_error *err);
+
+static void announce_layout(wch *w, int seen, int want) {
   const char *order[FT_MAX_CARPETS];
   ft_game_throw_order(w->game, order);
   int first = ft_players_by_colour(&w->players, order[0]);
-  wch__say(w, WCH_SAY_INFO, "Round %d: %s laid out %d cards. %s throws first "
-           "(%s).", ft_game_round(w->game), w->players.players[layer].name, n,
-           w->players.players[first].name, order[0]);
+  const char *layer = w->players.players[ft_game_layer(w->game)].name;
+  if (seen >= want)
+    wch__say(w, WCH_SAY_INFO, "Round %d: %s laid out %d cards. %s throws "
+             "first (%s).", ft_game_round(w->game), layer, want,
+             w->players.players[first].name, order[0]);
+  else
+    wch__say(w, WCH_SAY_INFO, "Round %d: %s laid out the cards (%d of %d "
+             "seen so far). %s throws first (%s).", ft_game_round(w->game),
+             layer, seen, want, w->players.players[first].name, order[0]);
+}
+
+/* Takes the layout as followed so far: the counted cards get their ids
+ * (in the order they appeared). With every card seen it goes to the rules
+ * at once; with fewer (a carpet flew first), cards seen later clear of the
+ * carpets join it until the first flight is resolved. */
+static tp_status take_layout(wch *w, tp_error *err) {
+  warn_claimed_left(w);
+  w->n_ghost = 0; /* what is still there from before is noted */
+  int n = 0;
+  for (int k = 0; k < w->n_track && n < FT_MAX_CARDS; k++) {
+    wch__card c = w->track[k];
+    if (!layout_card_counts(&c)) continue;
+    c.type = voted_type(&c);
+    c.id = w->next_id++;
+    c.missing_warned = c.bump_warned = false;
+    w->ref[n++] = c;
+  }
+  w->n_ref = n;
+  int want = expected_layout(w);
+  announce_layout(w, n, want);
   w->stage = WCH_WAIT_THROWS;
   w->n_landed = 0;
-  return TP_OK;
+  w->layout_pending = n < want;
+  if (w->layout_pending) return TP_OK;
+  bool ok;
+  return commit_layout(w, &ok, err);
+}
+
+static bool is_stale(const wch *w, const char *colour) {
+  for (int k = 0; k < w->n_stale; k++)
+    if (!strcmp(w->stale[k], colour)) return true;
+  return false;
+}
+
+/* The carpets of the first layout frame were there before (the last
+ * flight's); one that is gone later is no longer stale. */
+static void update_stale(wch *w, const wch_obs *obs) {
+  if (w->layout_frames++ == 0) w->n_stale = 0;
+  int kept = 0;
+  for (int k = 0; k < w->n_stale; k++)
+    for (int c = 0; c < obs->n_carpets; c++)
+      if (!strcmp(obs->carpets[c].colour, w->stale[k])) {
+        memmove(w->stale[kept++], w->stale[k], FT_NAME_MAX);
+        break;
+      }
+  w->n_stale = kept;
+  if (w->layout_frames > 1) return;
+  for (int c = 0; c < obs->n_carpets && w->n_stale < FT_MAX_CARPETS; c++)
+    snprintf(w->stale[w->n_stale++], FT_NAME_MAX, "%s", obs->carpets[c].colour);
+}
+
+/* A player's carpet that was not there when the layout began. */
+static bool carpet_landed(const wch *w, const wch_obs *obs) {
+  for (int c = 0; c < obs->n_carpets; c++)
+    if (ft_players_by_colour(&w->players, obs->carpets[c].colour) >= 0 &&
+        !is_stale(w, obs->carpets[c].colour))
+      return true;
+  return false;
 }
 
 static tp_status observe_layout(wch *w, const wch_obs *obs, const matching *m,
                                 tp_error *err) {
   if (obs->n_carpets == 0) warn_claimed_left(w); /* the last flight's */
-  bool certain = track_layout(w, obs, m);
-  int want = expected_layout(w);
-  if (w->n_track > want && !w->layout_excess_warned) {
+  track_layout(w, obs, m);
+  int want = expected_layout(w), counted = counted_layout(w);
+  if (counted > want && !w->layout_excess_warned) {
     w->layout_excess_warned = true;
     wch__warn(w, "layout_too_many", "%d cards are on the table, but a layout "
-              "has %d.", w->n_track, want);
+              "has %d.", counted, want);
   }
-  if (w->n_track == want && want > 0 && certain && obs->n_carpets == 0)
-    return confirm_layout(w, err);
-  return TP_OK;
+  update_stale(w, obs);
+  bool landing = carpet_landed(w, obs);
+  if (want <= 0 || counted > want || !(counted == want || (landing && counted)))
+    return TP_OK;
+  tp_status st = take_layout(w, err);
+  if (st != TP_OK || !landing || w->stage != WCH_WAIT_THROWS) return st;
+  /* the first carpet is already down: this frame is a throw too */
+  matching now;
+  match_cards(w, obs, &now);
+  w->in_layout_frame = true;
+  st = observe_throws(w, obs, &now, err);
+  w->in_layout_frame = false;
+  return st;
+}
+
+/* A card no frame of the layout showed, seen now clear of the carpets:
+ * while the first flight is not resolved it joins the layout; later it
+ * takes the place of a layout card that was never seen. */
+static void adopt_card(wch *w, const wch_card_obs *o) {
+  wch__card c = {.id = -1, .type = o->type, .x = o->x_mm, .y = o->y_mm,
+                 .angle = o->angle_deg, .seen = 1};
+  if (w->layout_pending) {
+    if (w->n_ref >= expected_layout(w)) return;
+    c.id = w->next_id++;
+    w->ref[w->n_ref++] = c;
+    wch__say(w, WCH_SAY_INFO, "Card %d (%s) is seen now: it belongs to the "
+             "layout.", c.id, wch__card_label(c.type));
+    return;
+  }
+  int k = -1;
+  for (int j = 0; j < w->n_ref; j++)
+    if (w->ref[j].unseen && (k < 0 || w->ref[j].type == o->type)) k = j;
+  if (k < 0) return;
+  if (w->ref[k].type != o->type)
+    wch__warn(w, "layout_unseen_type", "Card %d is %s, but was counted as %s "
+              "when it could not be seen.", w->ref[k].id,
+              wch__card_label(o->type), wch__card_label(w->ref[k].type));
+  c.id = w->ref[k].id;
+  c.type = w->ref[k].type; /* the rules know it as that */
+  w->ref[k] = c;
+}
+
+/* Cards that are not on the game's table or out of it, clear of the
+ * carpets, with a type: layout cards first seen now. */
+static bool adopt_new_cards(wch *w, const wch_obs *obs, const matching *m) {
+  bool any_unseen = w->layout_pending;
+  for (int k = 0; k < w->n_ref; k++) any_unseen |= w->ref[k].unseen;
+  if (!any_unseen) return false;
+  bool adopted = false;
+  for (int i = 0; i < obs->n_cards; i++) {
+    const wch_card_obs *o = &obs->cards[i];
+    if (m->ref_of_obs[i] != -1 || m->ghost_of_obs[i] != -1 || o->type < 0 ||
+        carpet_covers(w, obs, o->x_mm, o->y_mm, o->angle_deg))
+      continue;
+    int before = w->n_ref;
+    adopt_card(w, o);
+    adopted |= w->n_ref != before || !w->layout_pending;
+  }
+  return adopted;
 }
 
 /* ---- throws ---- */
@@ -452,6 +680,8 @@ static void note_landing(wch *w, const wch_carpet_obs *c, const char **order,
   int k = w->n_landed++;
   snprintf(w->landed[k], FT_NAME_MAX, "%s", c->colour);
   w->landed_off[k] = off_table(w, c);
+  w->landed_seen[k] = 0; /* counted by count_sightings */
+  w->landed_doubtful[k] = w->in_layout_frame;
   if (expected && strcmp(expected, c->colour))
     wch__warn(w, "out_of_turn",
               "%s threw out of turn (the %s carpet); it was %s's turn (%s).",
@@ -607,6 +837,11 @@ static tp_status resolve_landings(wch *w, tp_error *err) {
 
 tp_status wch__resolve(wch *w, const wch_obs *obs, bool reuse_landings,
                        tp_error *err) {
+  if (w->layout_pending) {
+    bool ok;
+    tp_status st = commit_layout(w, &ok, err);
+    if (st != TP_OK || !ok) return st;
+  }
   if (!reuse_landings) {
     matching m;
     match_cards(w, obs, &m);
@@ -616,15 +851,57 @@ tp_status wch__resolve(wch *w, const wch_obs *obs, bool reuse_landings,
   return resolve_landings(w, err);
 }
 
+static bool carpet_in(const wch_obs *obs, const char *colour) {
+  for (int c = 0; c < obs->n_carpets; c++)
+    if (!strcmp(obs->carpets[c].colour, colour)) return true;
+  return false;
+}
+
+static void count_sightings(wch *w, const wch_obs *obs) {
+  for (int k = 0; k < w->n_landed; k++)
+    w->landed_seen[k] += carpet_in(obs, w->landed[k]);
+}
+
+/* A carpet seen only in the frame that took the layout, which the frame
+ * where all have landed does not show, was never there (the eyes took a
+ * card for a carpet): it has not landed. (A carpet landed later and missed
+ * now is still there: the second to last is seen in one frame only.) */
+static void forget_vanished_carpets(wch *w, const wch_obs *obs) {
+  int kept = 0;
+  for (int k = 0; k < w->n_landed; k++) {
+    if (w->landed_doubtful[k] && w->landed_seen[k] <= 1 &&
+        !w->landed_off[k] && !carpet_in(obs, w->landed[k]))
+      continue;
+    memmove(w->landed[kept], w->landed[k], FT_NAME_MAX);
+    w->landed_seen[kept] = w->landed_seen[k];
+    w->landed_doubtful[kept] = w->landed_doubtful[k];
+    w->landed_off[kept++] = w->landed_off[k];
+  }
+  w->n_landed = kept;
+}
+
 static tp_status observe_throws(wch *w, const wch_obs *obs, const matching *m,
                                 tp_error *err) {
+  matching again;
+  if (adopt_new_cards(w, obs, m)) {
+    match_cards(w, obs, &again);
+    m = &again;
+  }
   check_table_cards(w, obs, m);
   if (w->n_landed == 0 && obs->n_carpets > 0) warn_claimed_left(w);
   note_new_carpets(w, obs);
+  count_sightings(w, obs);
   const char *order[FT_MAX_CARPETS];
   int n_order = ft_game_throw_order(w->game, order);
   if (w->n_landed < n_order) return TP_OK;
+  forget_vanished_carpets(w, obs);
+  if (w->n_landed < n_order) return TP_OK;
   /* every carpet is down and the table is still: decide now */
+  if (w->layout_pending) {
+    bool ok;
+    tp_status st = commit_layout(w, &ok, err);
+    if (st != TP_OK || !ok) return st;
+  }
   set_landings_from(w, obs, m);
   w->n_old_reveals = 0;
   return resolve_landings(w, err);
@@ -722,4 +999,18 @@ int64_t wch_resume_frame(const wch *w) {
 }
 int wch_answers_used(const wch *w) {
   return w->answers_used;
+}
+
+int wch_table_cards(const wch *w, wch_table_card *out, int max) {
+  int n = 0;
+  for (int k = 0; k < w->n_ref && n < max; k++, n++)
+    out[n] = (wch_table_card){.id = w->ref[k].id, .type = w->ref[k].type,
+                              .x_mm = w->ref[k].x, .y_mm = w->ref[k].y,
+                              .angle_deg = w->ref[k].angle,
+                              .unseen = w->ref[k].unseen};
+  for (int k = 0; k < w->n_ghost && n < max; k++, n++)
+    out[n] = (wch_table_card){.id = w->ghost[k].id, .type = w->ghost[k].type,
+                              .x_mm = w->ghost[k].x, .y_mm = w->ghost[k].y,
+                              .angle_deg = w->ghost[k].angle, .claimed = true};
+  return n;
 }

@@ -34,6 +34,7 @@ static tp_status parse_cards(const cJSON *arr, const char *name, wch_obs *out,
     if (out->n_cards == WCH_MAX_OBS_CARDS)
       return bad(name, "more than 64 cards", err);
     wch_card_obs *o = &out->cards[out->n_cards++];
+    memset(o, 0, sizeof *o); /* no id: matched by place */
     if (!cJSON_IsObject(c) || !get_xy(c, &o->x_mm, &o->y_mm))
       return bad(name, "a card without a center_mm [x, y]", err);
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(c, "type");

@@ -48,8 +48,9 @@ static void set_ref_from_game(wch *w) {
   w->n_ref = n;
   for (int k = 0; k < n; k++) {
     w->ref[k] = (wch__card){.id = cards[k].id, .type = cards[k].type,
-                            .x = cards[k].x_mm, .y = cards[k].y_mm,
-                            .angle = 90};
+                            .x = cards[k].has_pos ? cards[k].x_mm : -1e4,
+                            .y = cards[k].has_pos ? cards[k].y_mm : -1e4,
+                            .angle = 90, .unseen = !cards[k].has_pos};
     if (cards[k].id >= w->next_id) w->next_id = cards[k].id + 1;
   }
   w->n_ghost = 0;
@@ -136,6 +137,7 @@ static void set_stage(wch *w, ft_event_kind last) {
     w->n_results = w->have_flight ? w->n_results : -1;
   w->n_landed = 0;
   w->n_track = 0;
+  w->layout_frames = 0;
 }
 
 static bool same_players(const ft_players *a, const ft_players *b) {

@@ -85,8 +85,9 @@ static void frames(simulation *s, int count, bool moving) {
       if (!s->cards[k].present) continue;
       index_of[k] = obs->n_cards;
       obs->cards[obs->n_cards++] =
-          (wch_card_obs){s->cards[k].type, s->cards[k].x, s->cards[k].y,
-                         s->cards[k].angle, 1.0};
+          (wch_card_obs){.type = s->cards[k].type, .x_mm = s->cards[k].x,
+                         .y_mm = s->cards[k].y, .angle_deg = s->cards[k].angle,
+                         .visible_fraction = 1.0};
     }
     for (int c = 0; c < s->n_carpets; c++) {
       wch_carpet_obs *cp = &obs->carpets[obs->n_carpets++];

@@ -43,6 +43,11 @@ typedef struct {
   int type; /* ft_card_type, or -1 when the type is not certain */
   double x_mm, y_mm, angle_deg;
   double visible_fraction; /* 0..1; 0 = not known */
+  /* the card's id, when the observer knows which card it is (analysed
+   * against the layout reference, wch_table_cards): then it is matched by
+   * id, not by place */
+  bool has_id;
+  int id;
 } wch_card_obs;
 
 /* One carpet seen: on_cards are indices into the observation's cards. */
@@ -191,6 +196,19 @@ char *wch_state_json(const wch *w);
 /* The final table as text (malloc'd), when the game is over. colour: ANSI
  * bold for the winners. */
 char *wch_final_table(const wch *w, bool colour);
+/* A card the controller knows on the table, for the observer's layout
+ * reference. */
+typedef struct {
+  int id, type;
+  double x_mm, y_mm, angle_deg;
+  bool claimed; /* out of the game (won), but maybe still lying there */
+  bool unseen;  /* a layout card never seen (its place is not known) */
+} wch_table_card;
+
+/* The cards on the table now (the layout's, in id order) and then the
+ * claimed ones that may still lie there; returns how many (<= max). */
+int wch_table_cards(const wch *w, wch_table_card *out, int max);
+
 /* Counters for the report: flights resolved, warnings given. */
 int wch_warnings(const wch *w);
 

@@ -11,6 +11,11 @@ typedef struct {
   double x, y, angle;
   bool missing_warned; /* warned that it went away unclaimed */
   bool bump_warned;
+  /* while the layout is followed: frames it was seen and missed in, and
+   * the types it was seen as (the type is the majority) */
+  int seen, missed, missed_in_row;
+  int votes[FT_N_TYPES];
+  bool unseen; /* a layout card that no frame showed: place unknown */
 } wch__card;
 
 /* A card out of the game (claimed, won, leftover) that may still lie on
@@ -49,6 +54,14 @@ struct wch {
   int n_track;
   wch__card track[WCH_MAX_OBS_CARDS];
   bool layout_excess_warned;
+  /* the layout was taken with fewer cards than it has (a carpet flew
+   * first): cards seen later join it until the flight is resolved */
+  bool layout_pending;
+  /* carpets that lay there when the layout began (the last flight's, not
+   * taken yet): not a first landing. Set from the first layout frame. */
+  int layout_frames;
+  int n_stale;
+  char stale[FT_MAX_CARPETS][FT_NAME_MAX];
   int next_id;
   /* cards out of the game that may still lie there */
   int n_ghost;
@@ -58,6 +71,11 @@ struct wch {
   int n_landed;
   char landed[FT_MAX_CARPETS][FT_NAME_MAX];
   bool landed_off[FT_MAX_CARPETS];
+  int landed_seen[FT_MAX_CARPETS]; /* still frames that showed it */
+  /* noted in the frame that took the layout (analysed without the layout
+   * known, where a card may pass for a carpet) */
+  bool landed_doubtful[FT_MAX_CARPETS];
+  bool in_layout_frame; /* the throws of the frame that took the layout */
   bool unknown_warned;
   int flights_total; /* counts resolved flights over the game */
 
