@@ -640,8 +640,11 @@ static void to_obs(const vis_result *r, const layout_ref *lr, int64_t frame,
                       .angle_deg = c->rect.angle_deg,
                       .visible_fraction = c->visible_fraction};
     if (lr) {
+      /* a card that shows but does not look as at layout, and no carpet
+       * lies on it, was taken away (or moved out of its place) */
+      bool under = on_a_carpet(r, i);
       if (i >= lr->n || lr->id[i] < 0 || c->type < 0 ||
-          (c->visible_fraction < 0.05 && !on_a_carpet(r, i)))
+          (!under && (c->visible_fraction < 0.05 || c->uncertain)))
         continue;
       o.type = c->type;
       o.has_id = true;

@@ -835,6 +835,12 @@ static tp_status resolve_landings(wch *w, tp_error *err) {
   return TP_OK;
 }
 
+static void remember_flight_carpets(wch *w, const wch_obs *obs) {
+  w->n_flight_carpets = obs->n_carpets;
+  memcpy(w->flight_carpets, obs->carpets,
+         (size_t)obs->n_carpets * sizeof obs->carpets[0]);
+}
+
 tp_status wch__resolve(wch *w, const wch_obs *obs, bool reuse_landings,
                        tp_error *err) {
   if (w->layout_pending) {
@@ -846,6 +852,7 @@ tp_status wch__resolve(wch *w, const wch_obs *obs, bool reuse_landings,
     matching m;
     match_cards(w, obs, &m);
     set_landings_from(w, obs, &m);
+    remember_flight_carpets(w, obs);
     w->n_old_reveals = 0;
   }
   return resolve_landings(w, err);
@@ -903,6 +910,7 @@ static tp_status observe_throws(wch *w, const wch_obs *obs, const matching *m,
     if (st != TP_OK || !ok) return st;
   }
   set_landings_from(w, obs, m);
+  remember_flight_carpets(w, obs);
   w->n_old_reveals = 0;
   return resolve_landings(w, err);
 }
@@ -938,10 +946,18 @@ tp_status wch__after_answer(wch *w, tp_error *err) {
   return TP_OK;
 }
 
+/* The carpets of the last flight are gone from where they lay: a carpet
+ * seen now elsewhere is the next flight's (or one the eyes made up). */
 static bool carpets_moved(const wch *w, const wch_obs *obs) {
-  (void)w;
-  (void)obs;
-  return false;
+  if (w->n_flight_carpets == 0) return false; /* not known: wait for none */
+  for (int c = 0; c < obs->n_carpets; c++)
+    for (int k = 0; k < w->n_flight_carpets; k++) {
+      const wch_carpet_obs *a = &obs->carpets[c], *b = &w->flight_carpets[k];
+      if (!strcmp(a->colour, b->colour) &&
+          wch__dist(a->x_mm, a->y_mm, b->x_mm, b->y_mm) < w->cfg.match_mm)
+        return false;
+    }
+  return true;
 }
 
 static tp_status observe_taking(wch *w, const wch_obs *obs, const matching *m,
@@ -957,7 +973,11 @@ static tp_status observe_taking(wch *w, const wch_obs *obs, const matching *m,
   ft_game_throw_order(w->game, order);
   wch__say(w, WCH_SAY_INFO, "Flight %d: %s throws first (%s).", f,
            owner_name(w, order[0]), order[0]);
-  return obs->n_carpets ? observe_throws(w, obs, m, err) : TP_OK;
+  if (!obs->n_carpets) return TP_OK;
+  w->in_layout_frame = true; /* its carpets are doubtful like the layout's */
+  tp_status st = observe_throws(w, obs, m, err);
+  w->in_layout_frame = false;
+  return st;
 }
 
 tp_status wch_observe(wch *w, const wch_obs *obs, tp_error *err) {

@@ -75,7 +75,12 @@ struct wch {
   /* noted in the frame that took the layout (analysed without the layout
    * known, where a card may pass for a carpet) */
   bool landed_doubtful[FT_MAX_CARPETS];
-  bool in_layout_frame; /* the throws of the frame that took the layout */
+  bool in_layout_frame; /* the throws of the frame that took the layout,
+                           or that ended the taking-away */
+  /* the carpets where the last flight was resolved: the taking-away is
+   * over when none of them lies there any more */
+  int n_flight_carpets;
+  wch_carpet_obs flight_carpets[WCH_MAX_OBS_CARPETS];
   bool unknown_warned;
   int flights_total; /* counts resolved flights over the game */
 
