@@ -558,14 +558,51 @@ static int slot_of(const layout_ref *lr, int id) {
   return -1;
 }
 
+/* The card lies clear of every carpet of that analysis. */
+static bool clear_of_carpets(const vis_result *r, const vis_rect *card) {
+  for (int c = 0; c < r->n_carpets; c++)
+    if (vis_rect_overlap_area(&r->carpets[c].rect, card) > 25) return false;
+  return true;
+}
+
+/* Adds the table cards not yet in the reference that lie clear of the
+ * carpets in this analysis (a covered card's patch would hold the carpet,
+ * and the carpet would then pass for the card); returns how many. */
+static int add_clear_cards(layout_ref *lr, an_session *s, const an_report *rep,
+                           const wch_table_card *t, int n) {
+  vis_card add[REF_SLOTS];
+  int ids[REF_SLOTS], n_add = 0;
+  for (int k = 0; k < n; k++) {
+    if (t[k].claimed || t[k].unseen || slot_of(lr, t[k].id) >= 0 ||
+        lr->n + n_add >= REF_SLOTS)
+      continue;
+    vis_card c = card_for(lr, &rep->vis, &t[k]);
+    if (!clear_of_carpets(&rep->vis, &c.rect)) continue;
+    ids[n_add] = t[k].id;
+    add[n_add++] = c;
+  }
+  tp_error err;
+  if (n_add == 0) return 0;
+  if (vis_reference_add_cards(lr->ref, an_session_analyzer(s), &rep->photo,
+                              &rep->map, add, n_add, &err) != TP_OK) {
+    fprintf(stderr, "teppich: watch: the layout reference: %s\n", err.text);
+    return 0;
+  }
+  memcpy(lr->id + lr->n, ids, (size_t)n_add * sizeof ids[0]);
+  lr->n += n_add;
+  return n_add;
+}
+
 /* After each decision: the reference follows the controller's table.
  * A new round (layout) starts an empty one; cards that left the table are
- * removed; table cards not yet in it are added from this frame, which
- * showed them (the layout frame, or a plain analysis that saw them clear
- * of the carpets). Only a plain analysis adds: its frame is where the
- * controller last saw the cards unhidden. */
+ * removed; table cards not yet in it are added from the frame that shows
+ * them clear of carpets: this one, or the last carpet-free frame of the
+ * layout (`bare`: when a carpet landed in the frame that took the layout).
+ * Only plain analyses add (the reference's own results know only its
+ * cards). */
 static void layout_ref_sync(layout_ref *lr, const wch *w, an_session *s,
-                            const an_report *rep, bool plain) {
+                            const an_report *rep, const an_report *bare,
+                            bool plain) {
   wch_stage stage = wch_get_stage(w);
   if (stage == WCH_WAIT_LAYOUT || stage == WCH_GAME_OVER) {
     layout_ref_reset(lr);
@@ -581,22 +618,8 @@ static void layout_ref_sync(layout_ref *lr, const wch *w, an_session *s,
   if (!plain) return;
   tp_error err;
   if (!lr->ref && vis_reference_create(&lr->ref, &err) != TP_OK) return;
-  vis_card add[REF_SLOTS];
-  int ids[REF_SLOTS], n_add = 0;
-  for (int k = 0; k < n; k++)
-    if (!t[k].claimed && !t[k].unseen && slot_of(lr, t[k].id) < 0 &&
-        lr->n + n_add < REF_SLOTS) {
-      ids[n_add] = t[k].id;
-      add[n_add++] = card_for(lr, &rep->vis, &t[k]);
-    }
-  if (n_add == 0) return;
-  if (vis_reference_add_cards(lr->ref, an_session_analyzer(s), &rep->photo,
-                              &rep->map, add, n_add, &err) != TP_OK) {
-    fprintf(stderr, "teppich: watch: the layout reference: %s\n", err.text);
-    return;
-  }
-  memcpy(lr->id + lr->n, ids, (size_t)n_add * sizeof ids[0]);
-  lr->n += n_add;
+  add_clear_cards(lr, s, rep, t, n);
+  if (bare && bare->has_map) add_clear_cards(lr, s, bare, t, n);
 }
 
 /* The next frame is analysed against the reference when the controller
@@ -699,6 +722,7 @@ static int run_camera(app *a, int64_t skip_to) {
   wch_obs *obs = malloc(sizeof *obs);
   int rc = st == TP_OK && obs ? 0 : cli_fail(1, "watch: out of memory");
   layout_ref lr = {0};
+  an_report bare = {0}; /* the layout's last still frame without carpets */
   vis_deck_card_mm(an_session_deck(s), lr.card_mm);
   int extra = 0; /* frames looked at after the first of a still scene */
   cap_frame f;
@@ -747,12 +771,19 @@ static int run_camera(app *a, int64_t skip_to) {
       free(j);
     }
     rc = decide(a, obs);
-    layout_ref_sync(&lr, a->w, s, &rep, !use_ref);
-    an_report_free(&rep);
+    layout_ref_sync(&lr, a->w, s, &rep, &bare, !use_ref);
+    if (wch_get_stage(a->w) == WCH_WAIT_LAYOUT && rep.vis.n_carpets == 0) {
+      an_report_free(&bare); /* the layout's last frame without carpets */
+      bare = rep;
+    } else {
+      if (wch_get_stage(a->w) != WCH_WAIT_LAYOUT) an_report_free(&bare);
+      an_report_free(&rep);
+    }
     if (wch_get_stage(a->w) == WCH_GAME_OVER) break;
   }
   free(obs);
   layout_ref_reset(&lr);
+  an_report_free(&bare);
   wch_motion_destroy(m);
   cap_close(src);
   an_session_destroy(s);
