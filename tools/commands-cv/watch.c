@@ -1064,15 +1064,69 @@ enum { DEMO_SEED = 2026, DEMO_RENDER_SEED = 7 };
 
 extern const cli_command cli_command_render;
 
-/* Films the built-in game with the renderer (as `teppich render --game`). */
-static int render_demo(demo_files *d) {
-  char seed[16];
+/* Films the built-in game with the renderer (as `teppich render --game`)
+ * into `dir`. */
+static int render_game(const char *dir) {
+  char seed[16], *out = (char *)dir;
   snprintf(seed, sizeof seed, "%d", DEMO_RENDER_SEED);
   char *argv[] = {"render", "--game", seed, "--players", "3", "--size",
-                  "960x540", d->game, NULL};
-  fprintf(stderr, "Rendering the demo game (about a minute)...\n");
+                  "960x540", out, NULL};
+  fprintf(stderr, "Rendering the demo game once (a minute or two)...\n");
   int rc = cli_command_render.run(8, argv);
   return rc ? cli_fail(1, "watch: the demo game could not be rendered") : -1;
+}
+
+/* Where the rendered demo game is kept: $TEPPICH_CACHE, else
+ * $XDG_CACHE_HOME/teppich, else ~/.cache/teppich (false: none). */
+static bool demo_cache(char *out, size_t cap) {
+  const char *t = getenv("TEPPICH_CACHE"), *x = getenv("XDG_CACHE_HOME"),
+             *h = getenv("HOME");
+  char base[1024];
+  if (t && *t)
+    snprintf(base, sizeof base, "%s", t);
+  else if (x && *x)
+    snprintf(base, sizeof base, "%s/teppich", x);
+  else if (h && *h)
+    snprintf(base, sizeof base, "%s/.cache/teppich", h);
+  else
+    return false;
+  /* parents one by one (mkdir -p) */
+  for (char *p = base + 1; *p; p++)
+    if (*p == '/') {
+      *p = '\0';
+      mkdir(base, 0755);
+      *p = '/';
+    }
+  if (mkdir(base, 0755) != 0 && errno != EEXIST) return false;
+  snprintf(out, cap, "%s/demo-game-%d-p3-960x540", base, DEMO_RENDER_SEED);
+  return true;
+}
+
+static void remove_tree(const char *dir, int depth);
+
+/* The rendered game is the slow part and never changes: it is rendered
+ * once into the cache (into a temporary folder beside it, renamed when
+ * whole: never half a game), else into the demo's temporary folder. */
+static int render_demo(demo_files *d) {
+  char cache[2048], part[2100], done[2200];
+  if (!demo_cache(cache, sizeof cache)) {
+    snprintf(d->game, sizeof d->game, "%s/game", d->dir);
+    return render_game(d->game);
+  }
+  snprintf(d->game, sizeof d->game, "%s", cache);
+  snprintf(done, sizeof done, "%s/transcript.txt", cache);
+  if (access(done, R_OK) == 0) return -1;
+  snprintf(part, sizeof part, "%s.part-XXXXXX", cache);
+  if (!mkdtemp(part)) {
+    snprintf(d->game, sizeof d->game, "%s/game", d->dir);
+    return render_game(d->game);
+  }
+  int rc = render_game(part);
+  if (rc < 0 && rename(part, cache) != 0 && access(done, R_OK) != 0)
+    rc = cli_fail(1, "watch: cannot keep the demo game in %s: %s", cache,
+                  strerror(errno));
+  remove_tree(part, 0); /* what is left when another run was first */
+  return rc;
 }
 
 static int demo_options(options *o, demo_files *d) {
@@ -1083,7 +1137,8 @@ static int demo_options(options *o, demo_files *d) {
   o->players = "anna=red,ben=blue,cleo=green";
   if (o->rendered) {
     /* a rendered game: frames through stillness, analysis and controller */
-    snprintf(d->game, sizeof d->game, "%s/game", d->dir);
+    int rc = render_demo(d);
+    if (rc >= 0) return rc;
     snprintf(d->source, sizeof d->source, "dir:%s@10", d->game);
     snprintf(d->answers, sizeof d->answers, "%s/answers.txt", d->game);
     snprintf(d->truth, sizeof d->truth, "%s/transcript.txt", d->game);
@@ -1091,7 +1146,7 @@ static int demo_options(options *o, demo_files *d) {
     o->source = d->source;
     o->answers = d->answers;
     if (!o->transcript) o->transcript = d->transcript;
-    return render_demo(d);
+    return -1;
   }
   /* a simulated game, replayed from its observations */
   snprintf(d->obs, sizeof d->obs, "%s/obs.jsonl", d->dir);
