@@ -90,7 +90,7 @@ static void face_axes(const vis_rect *r, double s, bool flipped, double *ax,
   *ay = -sg * s * cos(a);
 }
 
-enum { HYP_CANDS = 4, COARSE_STRIDE = 4 };
+enum { HYP_CANDS = 4, COARSE_STRIDE = 4, RERANK_SHARE = 10 };
 #define MIN_SIDE_EDGE 0.3 /* edge fraction of the weakest visible side */
 
 /* One hypothesis, sampled. */
@@ -110,6 +110,7 @@ typedef struct {
   bool cand_flip[HYP_CANDS];
   int cand_expl[HYP_CANDS];
   int free_n, free_object; /* samples not hidden; of those, in the object mask */
+  int ranked_free; /* samples not hidden when the faces were last ranked */
 } hyp;
 
 static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
@@ -376,18 +377,26 @@ static bool newly_hidden(const match_ctx *m, const hyp *h, int16_t id) {
   return false;
 }
 
-/* Ranks the faces (rerank: what shows of it changed) and scores one
- * hypothesis. One with fewer free samples than an object needs explained
- * can never be accepted (explained <= free, and claims only grow): it is
- * dropped for good, without comparing faces. */
-static void rescore(const match_ctx *m, hyp *h, bool rerank) {
+/* Ranks the faces and scores one hypothesis: first, or after an accepted
+ * object hid some of it (hidden_more; the faces worth comparing may change
+ * too: a desert's visible strip under a carpet is no palace), or because
+ * its best face was taken. The faces are ranked again when at least
+ * 1/RERANK_SHARE of what showed at the last ranking is hidden now; a few
+ * samples less do not change which four faces are worth a full score.
+ * One with fewer free samples than an object needs explained can never be
+ * accepted (explained <= free, and claims only grow): it is dropped for
+ * good, without comparing faces. */
+static void rescore(const match_ctx *m, hyp *h, bool first, bool hidden_more) {
   int n_free = 0;
   for (int k = 0; k < h->n; k++) n_free += is_free(m, h->pix[k]);
   if (n_free < m->mp->min_explained) {
     h->alive = false;
     return;
   }
-  if (rerank) rank_faces(m, h);
+  if (first || (hidden_more && RERANK_SHARE * (h->ranked_free - n_free) >= h->ranked_free)) {
+    rank_faces(m, h);
+    h->ranked_free = n_free;
+  }
   score_hyp(m, h);
 }
 
@@ -625,7 +634,7 @@ typedef struct {
   hyp *H;
   const vis_rect *hyps;
   const int *items;    /* hypothesis (or object) of each item */
-  const bool *rerank;  /* per item: rank its faces again */
+  const bool *rerank;  /* per item: an accepted object hid some of it */
   vis__object *acc;    /* accepted objects (refine) */
 } shared_work;
 
@@ -641,12 +650,12 @@ static void first_score_item(void *ctx, int worker, int item) {
     h->oom = true;
     return;
   }
-  if (h->alive) rescore(m, h, true);
+  if (h->alive) rescore(m, h, true, true);
 }
 
 static void rescore_item(void *ctx, int worker, int item) {
   shared_work *sw = ctx;
-  rescore(&sw->w[worker], &sw->H[sw->items[item]], sw->rerank[item]);
+  rescore(&sw->w[worker], &sw->H[sw->items[item]], false, sw->rerank[item]);
 }
 
 static void refine_item(void *ctx, int worker, int item) {
@@ -743,14 +752,12 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
     int n_items = 0;
     for (int i = 0; i < n_hyps; i++) {
       if (!H[i].alive) continue;
-      /* what shows of it changed: the faces worth comparing may too (a
-       * desert's visible strip under a carpet is no palace); when none of
-       * its samples is hidden, its scores stay as they are */
-      bool hidden_more = vis_rect_overlap_area(&H[i].r, &o.r_px) > 0 &&
-                         newly_hidden(&m, &H[i], (int16_t)(n - 1));
-      if (hidden_more || (H[i].best.face >= 0 && used[H[i].best.face])) {
+      /* when none of its samples is hidden, its scores stay as they are */
+      bool hidden = vis_rect_overlap_area(&H[i].r, &o.r_px) > 0 &&
+                    newly_hidden(&m, &H[i], (int16_t)(n - 1));
+      if (hidden || (H[i].best.face >= 0 && used[H[i].best.face])) {
         kept[n_items] = i;
-        rerank[n_items++] = hidden_more;
+        rerank[n_items++] = hidden;
       }
     }
     vis__parallel_for(threads, n_items, rescore_item, &sw);
