@@ -374,6 +374,41 @@ static void test_layout_unseen_card(void **state) {
   free(s.log);
 }
 
+/* A card the eyes are not sure of counts as their guess when no frame is
+ * sure of it; a sure type outvotes a guess. */
+static void test_layout_guess(void **state) {
+  (void)state;
+  sink s = {0};
+  wch *w = game_at_layout(&s);
+  wch_obs o = layout_obs(12);
+  o.cards[9].type = -1; /* 9 = the treasure, "could also be a palace" */
+  o.cards[9].has_guess = true;
+  o.cards[9].guess = 0;
+  o.cards[3].type = -1;
+  observe(w, &o);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_LAYOUT); /* 3 has no type */
+  o.cards[3].type = 3;
+  o.cards[9].type = 9;
+  o.cards[9].has_guess = false;
+  observe(w, &o);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+  assert_non_null(strstr(s.log, "=treasure@190.0,350.0"));
+  wch_destroy(w);
+  free(s.log);
+  /* seen only as a guess: the guess */
+  sink t = {0};
+  w = game_at_layout(&t);
+  o = layout_obs(12);
+  o.cards[9].type = -1;
+  o.cards[9].has_guess = true;
+  o.cards[9].guess = 9;
+  observe(w, &o);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+  assert_non_null(strstr(t.log, "=treasure@190.0,350.0"));
+  wch_destroy(w);
+  free(t.log);
+}
+
 /* A carpet that one frame shows and the frame where all have landed does
  * not was a phantom: the flight waits for the real one. */
 static void test_phantom_carpet(void **state) {
@@ -398,6 +433,32 @@ static void test_phantom_carpet(void **state) {
   observe(w, &o);
   assert_int_equal(wch_get_stage(w), WCH_WAIT_TAKING);
   assert_non_null(strstr(s.log, "flight blue=0 green=4 red=5"));
+  wch_destroy(w);
+  free(s.log);
+}
+
+/* A carpet the eyes never saw land: when the carpets seen are gone, the
+ * flight is resolved from the last frame that showed them (warned), and
+ * the next flight follows. */
+static void test_carpet_unseen(void **state) {
+  (void)state;
+  sink s = {0};
+  wch *w = three_player_game(&s);
+  wch_obs o = layout_obs(12);
+  add_carpet(&o, "blue", 90, 90, 0);
+  observe(w, &o);
+  add_carpet(&o, "red", 190, 220, 5); /* green was thrown, never seen */
+  observe(w, &o);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+  wch_obs bare = layout_obs(12);
+  bare.n_cards = 0;
+  wch_obs full = layout_obs(12);
+  for (int k = 0; k < 12; k++)
+    if (k != 0 && k != 5) bare.cards[bare.n_cards++] = full.cards[k];
+  observe(w, &bare);
+  assert_int_equal(count_kind(&s, "carpet_unseen"), 1);
+  assert_non_null(strstr(s.log, "flight blue=0 green=- red=5"));
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS); /* flight 2 */
   wch_destroy(w);
   free(s.log);
 }
@@ -639,6 +700,8 @@ int main(void) {
       cmocka_unit_test(test_layout_late_card),
       cmocka_unit_test(test_layout_unseen_card),
       cmocka_unit_test(test_phantom_carpet),
+      cmocka_unit_test(test_layout_guess),
+      cmocka_unit_test(test_carpet_unseen),
       cmocka_unit_test(test_cards_by_id),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -661,7 +661,9 @@ static void to_obs(const vis_result *r, const layout_ref *lr, int64_t frame,
     wch_card_obs o = {.type = c->uncertain ? -1 : c->type,
                       .x_mm = c->rect.center.x, .y_mm = c->rect.center.y,
                       .angle_deg = c->rect.angle_deg,
-                      .visible_fraction = c->visible_fraction};
+                      .visible_fraction = c->visible_fraction,
+                      .has_guess = c->uncertain && c->type >= 0,
+                      .guess = c->type};
     if (lr) {
       /* a card that shows but does not look as at layout, and no carpet
        * lies on it, was taken away (or moved out of its place) */

@@ -383,7 +383,11 @@ static void seen_as(wch__card *c, const wch_card_obs *o) {
   c->y = o->y_mm;
   c->angle = o->angle_deg;
   c->seen++;
-  if (o->type >= 0 && o->type < FT_N_TYPES) c->votes[o->type]++;
+  /* a sure type counts twice a guess */
+  if (o->type >= 0 && o->type < FT_N_TYPES)
+    c->votes[o->type] += 2;
+  else if (o->has_guess && o->guess >= 0 && o->guess < FT_N_TYPES)
+    c->votes[o->guess]++;
   c->type = voted_type(c);
 }
 
@@ -642,12 +646,14 @@ static bool adopt_new_cards(wch *w, const wch_obs *obs, const matching *m) {
   if (!any_unseen) return false;
   bool adopted = false;
   for (int i = 0; i < obs->n_cards; i++) {
-    const wch_card_obs *o = &obs->cards[i];
-    if (m->ref_of_obs[i] != -1 || m->ghost_of_obs[i] != -1 || o->type < 0 ||
-        carpet_covers(w, obs, o->x_mm, o->y_mm, o->angle_deg))
+    wch_card_obs o = obs->cards[i];
+    if (o.type < 0 && o.has_guess) o.type = o.guess;
+    if (m->ref_of_obs[i] != -1 || m->ghost_of_obs[i] != -1 || o.type < 0 ||
+        o.type >= FT_N_TYPES ||
+        carpet_covers(w, obs, o.x_mm, o.y_mm, o.angle_deg))
       continue;
     int before = w->n_ref;
-    adopt_card(w, o);
+    adopt_card(w, &o);
     adopted |= w->n_ref != before || !w->layout_pending;
   }
   return adopted;
@@ -854,6 +860,7 @@ tp_status wch__resolve(wch *w, const wch_obs *obs, bool reuse_landings,
     set_landings_from(w, obs, &m);
     remember_flight_carpets(w, obs);
     w->n_old_reveals = 0;
+    w->have_throw_obs = false;
   }
   return resolve_landings(w, err);
 }
@@ -887,8 +894,42 @@ static void forget_vanished_carpets(wch *w, const wch_obs *obs) {
   w->n_landed = kept;
 }
 
+/* Every carpet seen to land is gone, but not all were seen to land (one
+ * flew off unseen, or the eyes missed it): the players took them, so the
+ * flight is resolved from the last frame that showed carpets, as the
+ * `resolve` command would. Then this frame starts the taking-away. */
+static bool carpets_gone_unresolved(const wch *w, const wch_obs *obs) {
+  if (w->n_landed == 0 || !w->have_throw_obs || w->layout_pending) return false;
+  for (int k = 0; k < w->n_landed; k++)
+    if (carpet_in(obs, w->landed[k])) return false;
+  return true;
+}
+
+static tp_status observe_taking(wch *w, const wch_obs *obs, const matching *m,
+                                tp_error *err);
+
+static tp_status resolve_unseen(wch *w, const wch_obs *obs, tp_error *err) {
+  const char *order[FT_MAX_CARPETS];
+  int n_order = ft_game_throw_order(w->game, order);
+  for (int k = 0; k < n_order; k++)
+    if (landed_index(w, order[k]) < 0)
+      wch__warn(w, "carpet_unseen", "The %s carpet was not seen to land; the "
+                "flight is resolved without it (undo, or give, to correct).",
+                order[k]);
+  tp_status st = wch__resolve(w, &w->throw_obs, false, err);
+  if (st != TP_OK || w->stage != WCH_WAIT_TAKING) return st;
+  matching m;
+  match_cards(w, obs, &m);
+  return observe_taking(w, obs, &m, err);
+}
+
 static tp_status observe_throws(wch *w, const wch_obs *obs, const matching *m,
                                 tp_error *err) {
+  if (carpets_gone_unresolved(w, obs)) return resolve_unseen(w, obs, err);
+  if (obs->n_carpets > 0) {
+    w->throw_obs = *obs;
+    w->have_throw_obs = true;
+  }
   matching again;
   if (adopt_new_cards(w, obs, m)) {
     match_cards(w, obs, &again);
@@ -912,6 +953,7 @@ static tp_status observe_throws(wch *w, const wch_obs *obs, const matching *m,
   set_landings_from(w, obs, m);
   remember_flight_carpets(w, obs);
   w->n_old_reveals = 0;
+  w->have_throw_obs = false;
   return resolve_landings(w, err);
 }
 

@@ -48,6 +48,10 @@ typedef struct {
    * id, not by place */
   bool has_id;
   int id;
+  /* type -1 (not certain): the most likely type, if the eyes have one; a
+   * layout card seen only so still counts, as that type */
+  bool has_guess;
+  int guess;
 } wch_card_obs;
 
 /* One carpet seen: on_cards are indices into the observation's cards. */

@@ -79,6 +79,11 @@ struct wch {
                            or that ended the taking-away */
   /* the carpets where the last flight was resolved: the taking-away is
    * over when none of them lies there any more */
+  /* the last still frame of the throws with a carpet in view: when the
+   * carpets are gone before all were seen to land, the flight is resolved
+   * from it */
+  wch_obs throw_obs;
+  bool have_throw_obs;
   int n_flight_carpets;
   wch_carpet_obs flight_carpets[WCH_MAX_OBS_CARPETS];
   bool unknown_warned;
