@@ -384,8 +384,6 @@ typedef struct {
   const vis__template *tpl; /* the card's patch or the carpet's face */
   bool card;
   bool present;     /* a card slot not taken away (carpets: true) */
-  bool found;       /* a card the matcher found (else: from its reference) */
-  bool moved;       /* found away from its reference pose */
   int index;        /* slot, or carpet index in the result */
   double explained; /* share of its unhidden samples its patch explains */
   int seen;         /* samples of it that no carpet hides */
@@ -679,7 +677,6 @@ static void search_bumped(frame *fr, ref_obj *ro, const vis_rect *ref_px,
     return; /* nowhere near: stays where it was */
   ro->explained = fit_patch(fr->t, ro->tpl, &best, cv, 2, &ro->seen);
   ro->o = best;
-  ro->found = true;
 }
 
 static bool near_pose(const vis_rect *a, const vis_rect *b, double px,
@@ -705,7 +702,6 @@ static void place_slot(frame *fr, ref_obj *ro, const vis_rect *ref_px,
     if (same_place || (!still_there(ro) && m->score >= 0.8 &&
                        cand.explained >= 0.8 && cand.seen >= REF_MIN_SEEN)) {
       *ro = cand;
-      ro->found = true;
       return;
     }
   }
@@ -735,11 +731,6 @@ static tp_status place_cards(frame *fr, const vis__object *acc, int n_acc,
     vis_rect ref_px = rect_mm_to_px(fr->t, &ref->cards[s].rect);
     place_slot(fr, ro, &ref_px, slot_obj[s] >= 0 ? &acc[slot_obj[s]] : NULL,
                &cv);
-    vis_pt c = ro->o.r_px.center;
-    double da = fmod(fabs(ro->o.r_px.angle_deg - ref_px.angle_deg), 180);
-    ro->moved = hypot(c.x - ref_px.center.x, c.y - ref_px.center.y) >
-                    3 * fr->t->px_per_mm ||
-                fmin(da, 180 - da) > 3;
   }
   free(slot_obj);
   return st;
@@ -756,7 +747,7 @@ static void place_carpets(frame *fr, const vis__object *acc, int n_acc) {
     memset(ro, 0, sizeof *ro);
     ro->o = acc[i];
     ro->tpl = tp;
-    ro->present = ro->found = true;
+    ro->present = true;
     ro->index = n - fr->ref->n;
     n++;
   }
