@@ -14,7 +14,6 @@
 #include "cvw.h"
 #include "vision_internal.h"
 
-#define VIS_PI 3.14159265358979323846
 enum { OUTSIDE = 255 };
 
 static bool object_at(const vis__table *t, double x, double y) {

@@ -16,7 +16,6 @@
 #include "cvw.h"
 #include "vision_internal.h"
 
-#define VIS_PI 3.14159265358979323846
 
 tp_status vis__template_build(const tp_image *face, double w_mm, double h_mm,
                               int kind, int index, vis__template *out,
@@ -63,33 +62,6 @@ void vis__template_free(vis__template *t) {
   t->lab = NULL;
 }
 
-/* Bilinear Lab at (x, y); false outside the table image or where the
- * camera saw nothing. */
-static bool sample_lab(const vis__table *t, double x, double y, float out[3]) {
-  if (x < 0 || y < 0 || x > t->lab.width - 1.001 || y > t->lab.height - 1.001)
-    return false;
-  int ix = (int)x, iy = (int)y;
-  double fx = x - ix, fy = y - iy;
-  const uint8_t *r0 = tp_image_row(&t->smooth, iy) + 3 * ix;
-  const uint8_t *r1 = tp_image_row(&t->smooth, iy + 1) + 3 * ix;
-  const uint8_t *c = tp_image_row(&t->rgb, iy) + 3 * ix;
-  if (!(c[0] | c[1] | c[2])) return false;
-  for (int k = 0; k < 3; k++)
-    out[k] = (float)((1 - fy) * ((1 - fx) * r0[k] + fx * r0[3 + k]) +
-                     fy * ((1 - fx) * r1[k] + fx * r1[3 + k]));
-  return true;
-}
-
-/* Face axes in table pixels per face mm: across (face +x) and along (+y). */
-static void face_axes(const vis_rect *r, double s, bool flipped, double *ax,
-                      double *ay, double *lx, double *ly) {
-  double a = r->angle_deg * VIS_PI / 180.0, sg = flipped ? -1 : 1;
-  *lx = sg * s * cos(a);
-  *ly = sg * s * sin(a);
-  *ax = sg * s * sin(a);
-  *ay = -sg * s * cos(a);
-}
-
 enum { HYP_CANDS = 4, COARSE_STRIDE = 4, RERANK_SHARE = 10 };
 #define MIN_SIDE_EDGE 0.3 /* edge fraction of the weakest visible side */
 
@@ -127,7 +99,7 @@ static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
   if (!h->idx || !h->pix || !h->lab || !h->tix) return false;
   h->tixf = h->tix + cap;
   double ax, ay, lx, ly;
-  face_axes(r, t->px_per_mm, false, &ax, &ay, &lx, &ly);
+  vis__face_axes(r, t->px_per_mm, false, &ax, &ay, &lx, &ly);
   for (int j = step / 2; j < th; j += step)
     for (int i = step / 2; i < tw; i += step) {
       double dx = (i + 0.5) * w_mm / tw - w_mm / 2;
@@ -135,7 +107,7 @@ static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
       double x = r->center.x + dx * ax + dy * lx;
       double y = r->center.y + dx * ay + dy * ly;
       float lab[3];
-      if (!sample_lab(t, x, y, lab)) continue;
+      if (!vis__table_lab(t, x, y, lab)) continue;
       int k = h->n++;
       h->idx[k] = j * tw + i;
       h->tix[k] = 3 * (j * tw + i);
@@ -495,7 +467,7 @@ static double pose_cost(const vis__table *t, const vis__template *tp,
                         const int16_t *claim, int16_t self, const vis__object *o,
                         const vis_rect *r, int stride) {
   double ax, ay, lx, ly, s = t->px_per_mm;
-  face_axes(r, s, o->flipped, &ax, &ay, &lx, &ly);
+  vis__face_axes(r, s, o->flipped, &ax, &ay, &lx, &ly);
   double sum = 0;
   int n = 0;
   const double cap = 40;
@@ -509,7 +481,7 @@ static double pose_cost(const vis__table *t, const vis__template *tp,
       int16_t c = claim[iy * t->lab.width + ix];
       if (c >= 0 && c < self) continue;
       float lab[3];
-      if (!sample_lab(t, x, y, lab)) continue;
+      if (!vis__table_lab(t, x, y, lab)) continue;
       const float *f = tp->lab + 3 * ((size_t)j * tp->w + i);
       double res = 0;
       for (int k = 0; k < 3; k++)
@@ -793,14 +765,14 @@ double vis__object_residual(const vis__table *t, const vis__template *tp,
                             const vis__object *o, double x, double y) {
   /* table pixel -> face mm, inverse of sample_hyp's mapping */
   double ax, ay, lx, ly, s = t->px_per_mm;
-  face_axes(&o->r_px, s, o->flipped, &ax, &ay, &lx, &ly);
+  vis__face_axes(&o->r_px, s, o->flipped, &ax, &ay, &lx, &ly);
   double dx = x - o->r_px.center.x, dy = y - o->r_px.center.y;
   double fx = (dx * ax + dy * ay) / (s * s) + tp->w_mm / 2;
   double fy = (dx * lx + dy * ly) / (s * s) + tp->h_mm / 2;
   int i = (int)floor(fx * tp->w / tp->w_mm), j = (int)floor(fy * tp->h / tp->h_mm);
   if (i < 0 || j < 0 || i >= tp->w || j >= tp->h) return -1;
   float lab[3];
-  if (!sample_lab(t, x, y, lab)) return -1;
+  if (!vis__table_lab(t, x, y, lab)) return -1;
   const float *f = tp->lab + 3 * ((size_t)j * tp->w + i);
   double r = 0;
   for (int c = 0; c < 3; c++)

@@ -32,7 +32,6 @@
 #include "cvw.h"
 #include "vision_internal.h"
 
-#define REF_PI 3.14159265358979323846
 
 /* Template index of reference slot s (kept apart from carpet indices, so
  * that the matcher never takes a card for a carpet of the same index). */
@@ -95,34 +94,6 @@ void vis_reference_remove_card(vis_reference *ref, int i) {
 
 /* ------------------------------------------------ sampling helpers */
 
-/* Face axes in table pixels per face mm (as match.c's): across (+x of
- * the face) and along (+y). */
-static void face_axes(const vis_rect *r, double s, bool flipped, double *ax,
-                      double *ay, double *lx, double *ly) {
-  double a = r->angle_deg * REF_PI / 180.0, sg = flipped ? -1 : 1;
-  *lx = sg * s * cos(a);
-  *ly = sg * s * sin(a);
-  *ax = sg * s * sin(a);
-  *ay = -sg * s * cos(a);
-}
-
-/* Bilinear smoothed Lab at table pixel (x, y); false outside the table
- * image or where the camera saw nothing (black rgb, as match.c). */
-static bool table_lab(const vis__table *t, double x, double y, float out[3]) {
-  if (x < 0 || y < 0 || x > t->lab.width - 1.001 || y > t->lab.height - 1.001)
-    return false;
-  int ix = (int)x, iy = (int)y;
-  double fx = x - ix, fy = y - iy;
-  const uint8_t *r0 = tp_image_row(&t->smooth, iy) + 3 * ix;
-  const uint8_t *r1 = tp_image_row(&t->smooth, iy + 1) + 3 * ix;
-  const uint8_t *c = tp_image_row(&t->rgb, iy) + 3 * ix;
-  if (!(c[0] | c[1] | c[2])) return false;
-  for (int k = 0; k < 3; k++)
-    out[k] = (float)((1 - fy) * ((1 - fx) * r0[k] + fx * r0[3 + k]) +
-                     fy * ((1 - fx) * r1[k] + fx * r1[3 + k]));
-  return true;
-}
-
 /* Table pixel of template sample (i, j) of tp lying at r (pixels). */
 static vis_pt sample_point(const vis__template *tp, const vis_rect *r,
                            double ax, double ay, double lx, double ly, int i,
@@ -155,7 +126,7 @@ static vis_rect rect_px_to_mm(const vis__table *t, const vis_rect *r) {
 static double sample_patch(const vis__table *t, const vis_rect *r,
                            vis__template *p) {
   double ax, ay, lx, ly, sum[3] = {0, 0, 0};
-  face_axes(r, t->px_per_mm, false, &ax, &ay, &lx, &ly);
+  vis__face_axes(r, t->px_per_mm, false, &ax, &ay, &lx, &ly);
   int seen = 0, n = p->w * p->h;
   uint8_t *ok = calloc((size_t)n, 1);
   if (!ok) return 0;
@@ -163,7 +134,7 @@ static double sample_patch(const vis__table *t, const vis_rect *r,
     for (int i = 0; i < p->w; i++) {
       vis_pt q = sample_point(p, r, ax, ay, lx, ly, i, j);
       float *f = p->lab + 3 * ((size_t)j * p->w + i);
-      if (!table_lab(t, q.x, q.y, f)) continue;
+      if (!vis__table_lab(t, q.x, q.y, f)) continue;
       ok[j * p->w + i] = 1;
       seen++;
       for (int k = 0; k < 3; k++)
@@ -345,7 +316,7 @@ static double fit_patch(const vis__table *t, const vis__template *tp,
                         vis__object *o, const covers *cv, int step,
                         int *n_out) {
   double ax, ay, lx, ly;
-  face_axes(&o->r_px, t->px_per_mm, o->flipped, &ax, &ay, &lx, &ly);
+  vis__face_axes(&o->r_px, t->px_per_mm, o->flipped, &ax, &ay, &lx, &ly);
   double gain[3] = {1, 1, 1}, offset[3] = {0, 0, 0};
   int n = 0, good = 0;
   for (int pass = 0; pass < 3; pass++) {
@@ -356,7 +327,7 @@ static double fit_patch(const vis__table *t, const vis__template *tp,
       for (int i = step / 2; i < tp->w; i += step) {
         vis_pt q = sample_point(tp, &o->r_px, ax, ay, lx, ly, i, j);
         float lab[3];
-        if (covered(cv, q.x, q.y) || !table_lab(t, q.x, q.y, lab)) continue;
+        if (covered(cv, q.x, q.y) || !vis__table_lab(t, q.x, q.y, lab)) continue;
         const float *f = tp->lab + 3 * ((size_t)j * tp->w + i);
         n++;
         bool ok = residual(lab, f, gain, offset) < REF_TAU;

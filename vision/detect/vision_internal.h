@@ -29,6 +29,8 @@ tp_status vis__deck_check(const vis_deck *deck, const char *dir,
 
 /* ---- analysis internals ---- */
 
+#define VIS_PI 3.14159265358979323846
+
 /* lround(x) for |x| < 2^31, inline: libm's lround is a call per sample
  * in the matcher's inner loops (3 % of an analysis's instructions). */
 static inline int vis__round(double x) {
@@ -54,6 +56,35 @@ static inline vis_pt vis__mm_to_px(const vis__table *t, vis_pt mm) {
   vis_pt p = {(mm.x - t->x0_mm) * t->px_per_mm, (mm.y - t->y0_mm) * t->px_per_mm};
   return p;
 }
+/* A face's axes in table pixels per face mm (s pixels per mm): across
+ * (+x of the face) and along (+y); flipped for a face turned by 180 deg. */
+static inline void vis__face_axes(const vis_rect *r, double s, bool flipped, double *ax,
+                                  double *ay, double *lx, double *ly) {
+  double a = r->angle_deg * VIS_PI / 180.0, sg = flipped ? -1 : 1;
+  *lx = sg * s * cos(a);
+  *ly = sg * s * sin(a);
+  *ax = sg * s * sin(a);
+  *ay = -sg * s * cos(a);
+}
+
+/* Bilinear smoothed Lab at table pixel (x, y); false outside the table
+ * image or where the camera saw nothing (black rgb). Inline: it is the
+ * matcher's innermost sample. */
+static inline bool vis__table_lab(const vis__table *t, double x, double y, float out[3]) {
+  if (x < 0 || y < 0 || x > t->lab.width - 1.001 || y > t->lab.height - 1.001)
+    return false;
+  int ix = (int)x, iy = (int)y;
+  double fx = x - ix, fy = y - iy;
+  const uint8_t *r0 = tp_image_row(&t->smooth, iy) + 3 * ix;
+  const uint8_t *r1 = tp_image_row(&t->smooth, iy + 1) + 3 * ix;
+  const uint8_t *c = tp_image_row(&t->rgb, iy) + 3 * ix;
+  if (!(c[0] | c[1] | c[2])) return false;
+  for (int k = 0; k < 3; k++)
+    out[k] = (float)((1 - fy) * ((1 - fx) * r0[k] + fx * r0[3 + k]) +
+                     fy * ((1 - fx) * r1[k] + fx * r1[3 + k]));
+  return true;
+}
+
 static inline vis_pt vis__px_to_mm(const vis__table *t, vis_pt px) {
   vis_pt p = {px.x / t->px_per_mm + t->x0_mm, px.y / t->px_per_mm + t->y0_mm};
   return p;
