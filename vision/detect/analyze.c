@@ -26,7 +26,7 @@ struct vis_analyzer {
   float *face_hist; /* VIS__NBINS per template: its face's colours */
 };
 
-static double now_ms(void) {
+double vis__now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
@@ -562,7 +562,7 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
   memset(res, 0, sizeof *res);
   if (!rgb || !rgb->data || rgb->channels != 3 || rgb->width < 16 || rgb->height < 16)
     return tp_error_set(err, TP_ERR_INVALID, "analyze needs an RGB image");
-  double t0 = now_ms(), t1;
+  double t0 = vis__now_ms(), t1;
   vis__table t = {0};
   vis_rect *hyps = NULL;
   vis__object *obj = NULL;
@@ -570,10 +570,10 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
   tp_status st = TP_OK;
   if (!map || !map->table_to_image)
     return tp_error_set(err, TP_ERR_INVALID, "analyze needs the table mapping");
-  t1 = now_ms();
+  t1 = vis__now_ms();
   st = rectify(an, rgb, map, &t, err);
-  res->profile.mapping_ms = now_ms() - t1; /* rectification */
-  t1 = now_ms();
+  res->profile.mapping_ms = vis__now_ms() - t1; /* rectification */
+  t1 = vis__now_ms();
   if (!st) st = vis__object_mask(&t, an->obj_hist, err);
   double s = an->s.px_per_mm;
   const double sizes[2][2] = {{an->deck->card_mm[0] * s, an->deck->card_mm[1] * s},
@@ -583,11 +583,9 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
     st = cvw_mask_fill_holes(&t.object, 0.5 * sizes[0][0] * sizes[0][1], err);
   if (!st) st = vis__hypotheses(&t, sizes, same ? 1 : 2, &hyps, &n_hyps, err);
   if (!st && an->s.debug_dir) debug_dump(an, &t, hyps, n_hyps);
-  res->profile.detect_ms = now_ms() - t1;
-  t1 = now_ms();
-  vis__match_params mp = {.tau = 35, .min_ratio = 0.6, .step = 2, .threads = an->s.threads};
-  double card_samples = an->deck->card_mm[0] * an->deck->card_mm[1] / (mp.step * mp.step);
-  mp.min_explained = (int)(an->s.card_min_visible * card_samples);
+  res->profile.detect_ms = vis__now_ms() - t1;
+  t1 = vis__now_ms();
+  vis__match_params mp = vis__analyzer_match_params(an, 35);
   char logpath[1024];
   if (an->s.debug_dir) {
     snprintf(logpath, sizeof logpath, "%s/match.txt", an->s.debug_dir);
@@ -595,24 +593,38 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
   }
   if (!st) st = vis__match(&t, an->tpl, an->n_tpl, hyps, n_hyps, &mp, &obj, &n_obj, err);
   if (mp.log) fclose(mp.log);
-  res->profile.identify_ms = now_ms() - t1;
-  t1 = now_ms();
+  res->profile.identify_ms = vis__now_ms() - t1;
+  t1 = vis__now_ms();
   double support[64];
   int support_n[64];
   if (!st) st = drop_phantoms(an, &t, obj, &n_obj, support, support_n, err);
   if (!st && an->s.debug_dir) debug_objects(an, &t, obj, n_obj, support, support_n);
   if (!st) st = build_result(an, &t, obj, n_obj, res, err);
-  res->profile.stacking_ms = now_ms() - t1;
+  res->profile.stacking_ms = vis__now_ms() - t1;
   free(hyps);
   free(obj);
   table_free(&t);
-  res->profile.total_ms = now_ms() - t0;
+  return vis__finish_result(res, t0, st);
+}
+
+tp_status vis__finish_result(vis_result *res, double t0, tp_status st) {
+  res->profile.total_ms = vis__now_ms() - t0;
   if (st) {
     vis_profile keep = res->profile;
     vis_result_free(res);
     res->profile = keep;
   }
   return st;
+}
+
+vis__match_params vis__analyzer_match_params(const vis_analyzer *an,
+                                             double tau) {
+  vis__match_params mp = {.tau = tau, .min_ratio = 0.6, .step = 2,
+                          .threads = an->s.threads}; /* same result for any number */
+  double card_samples =
+      an->deck->card_mm[0] * an->deck->card_mm[1] / (mp.step * mp.step);
+  mp.min_explained = (int)(an->s.card_min_visible * card_samples);
+  return mp;
 }
 
 /* ------------------------------------------- hooks for reference.c */

@@ -27,7 +27,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cvw.h"
 #include "vision_internal.h"
@@ -54,12 +53,6 @@ struct vis_reference {
   ref_card *cards;
   int n, cap;
 };
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* ------------------------------------------------------ the handle */
 
@@ -1014,22 +1007,17 @@ static tp_status check_analysis(const vis_analyzer *an,
 /* Detection and the matcher: the carpets, and the cards that show. */
 static tp_status find_objects(frame *fr, vis__table *t, vis_result *res,
                               vis__object **acc, int *n_acc, tp_error *err) {
-  double t1 = now_ms();
+  double t1 = vis__now_ms();
   vis_rect *hyps = NULL;
   int n_hyps = 0;
   tp_status st = gather_templates(fr, err);
   if (!st) st = hypotheses(fr, t, &hyps, &n_hyps, err);
-  res->profile.detect_ms = now_ms() - t1;
-  t1 = now_ms();
-  const vis_deck *d = vis__analyzer_deck(fr->an);
-  vis__match_params mp = {.tau = REF_TAU, .min_ratio = 0.6, .step = 2};
-  double card_samples = d->card_mm[0] * d->card_mm[1] / (mp.step * mp.step);
-  mp.min_explained =
-      (int)(vis__analyzer_settings(fr->an)->card_min_visible * card_samples);
-  mp.threads = vis__analyzer_settings(fr->an)->threads; /* same result for any number */
+  res->profile.detect_ms = vis__now_ms() - t1;
+  t1 = vis__now_ms();
+  vis__match_params mp = vis__analyzer_match_params(fr->an, REF_TAU);
   if (!st)
     st = vis__match(t, fr->tpl, fr->n_tpl, hyps, n_hyps, &mp, acc, n_acc, err);
-  res->profile.identify_ms = now_ms() - t1;
+  res->profile.identify_ms = vis__now_ms() - t1;
   free(hyps);
   return st;
 }
@@ -1044,15 +1032,15 @@ tp_status vis_analyze_with_reference(vis_analyzer *an, const vis_reference *ref,
   memset(out, 0, sizeof *out);
   tp_status st = check_analysis(an, ref, rgb, map, err);
   if (st) return st;
-  double t0 = now_ms();
+  double t0 = vis__now_ms();
   vis__table t = {0};
   frame fr = {an, ref, &t, NULL, 0, NULL, 0};
   vis__object *acc = NULL;
   int n_acc = 0;
   st = vis__analyzer_rectify(an, rgb, map, &t, err);
-  out->profile.mapping_ms = now_ms() - t0;
+  out->profile.mapping_ms = vis__now_ms() - t0;
   if (!st) st = find_objects(&fr, &t, out, &acc, &n_acc, err);
-  double t1 = now_ms();
+  double t1 = vis__now_ms();
   if (!st) {
     fr.obj = calloc((size_t)(ref->n + n_acc + 1), sizeof *fr.obj);
     if (!fr.obj)
@@ -1063,16 +1051,10 @@ tp_status vis_analyze_with_reference(vis_analyzer *an, const vis_reference *ref,
     st = place_cards(&fr, acc, n_acc, err);
   }
   if (!st) st = build_result(&fr, out, err);
-  out->profile.stacking_ms = now_ms() - t1;
+  out->profile.stacking_ms = vis__now_ms() - t1;
   free(acc);
   free(fr.obj);
   free(fr.tpl);
   vis__table_free(&t);
-  out->profile.total_ms = now_ms() - t0;
-  if (st) {
-    vis_profile keep = out->profile;
-    vis_result_free(out);
-    out->profile = keep;
-  }
-  return st;
+  return vis__finish_result(out, t0, st);
 }

@@ -207,6 +207,15 @@ tp_status vis__analyzer_rectify(const vis_analyzer *an, const tp_image *rgb,
                                 const vis_table_map *map, vis__table *t,
                                 tp_error *err);
 void vis__table_free(vis__table *t);
+/* The matcher's parameters for this analyzer: residual cut-off tau, and a
+ * card's worth of samples times the settings' card_min_visible. */
+vis__match_params vis__analyzer_match_params(const vis_analyzer *an,
+                                             double tau);
+/* Milliseconds on the monotonic clock, for vis_profile. */
+double vis__now_ms(void);
+/* Ends an analysis: total_ms since t0 and, when st is an error, an empty
+ * result that still carries the stage times. Returns st. */
+tp_status vis__finish_result(vis_result *res, double t0, tp_status st);
 
 /* ---- card evidence (evidence.c) ---- */
 
