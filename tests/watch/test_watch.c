@@ -229,6 +229,18 @@ static void add_carpet(wch_obs *o, const char *colour, double x, double y,
   if (on >= 0) c->on_cards[c->n_on_cards++] = on;
 }
 
+/* The layout's table after the cards in `taken` (ended by -1) left it. */
+static wch_obs layout_except(const int *taken) {
+  wch_obs full = layout_obs(12), rest = full;
+  rest.n_cards = 0;
+  for (int k = 0; k < 12; k++) {
+    bool gone = false;
+    for (const int *t = taken; *t >= 0; t++) gone = gone || *t == k;
+    if (!gone) rest.cards[rest.n_cards++] = full.cards[k];
+  }
+  return rest;
+}
+
 static wch *three_player_game(sink *s) {
   static ft_players pl;
   wch_config cfg;
@@ -267,15 +279,8 @@ static void test_warnings(void **state) {
   assert_int_equal(wch_get_stage(w), WCH_WAIT_TAKING);
   assert_non_null(strstr(s.log, "flight blue=4 green=0 red=-"));
   /* taking away: cleo leaves card 0, card 7 is taken by mistake */
-  wch_obs u;
-  memset(&u, 0, sizeof u);
-  wch_obs full = layout_obs(12);
-  for (int k = 0; k < 12; k++)
-    if (k != 4 && k != 7) {
-      u.cards[u.n_cards] = full.cards[k];
-      if (k == 5) u.cards[u.n_cards].x_mm += 50;
-      u.n_cards++;
-    }
+  wch_obs u = layout_except((const int[]){4, 7, -1});
+  u.cards[4].x_mm += 50; /* card 5, still bumped */
   wch_observe(w, &u, &err);
   assert_int_equal(count_kind(&s, "claimed_card_left"), 1);
   assert_int_equal(count_kind(&s, "wrong_card_taken"), 1);
@@ -356,11 +361,7 @@ static void test_layout_unseen_card(void **state) {
   char *last = strstr(layout, " 11=");
   assert_true(last && last < line_end && !memchr(last, '@', (size_t)(line_end - last)));
   /* taken away; the next flight sees card 11 and lands on it */
-  wch_obs rest = layout_obs(12);
-  rest.n_cards = 0;
-  wch_obs full = layout_obs(12);
-  for (int k = 0; k < 12; k++)
-    if (k != 0 && k != 4 && k != 5) rest.cards[rest.n_cards++] = full.cards[k];
+  wch_obs rest = layout_except((const int[]){0, 4, 5, -1});
   observe(w, &rest);
   assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
   /* rest.cards: 1 2 3 6 7 8 9 10 11 */
@@ -450,11 +451,7 @@ static void test_carpet_unseen(void **state) {
   add_carpet(&o, "red", 190, 220, 5); /* green was thrown, never seen */
   observe(w, &o);
   assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
-  wch_obs bare = layout_obs(12);
-  bare.n_cards = 0;
-  wch_obs full = layout_obs(12);
-  for (int k = 0; k < 12; k++)
-    if (k != 0 && k != 5) bare.cards[bare.n_cards++] = full.cards[k];
+  wch_obs bare = layout_except((const int[]){0, 5, -1});
   observe(w, &bare);
   assert_int_equal(count_kind(&s, "carpet_unseen"), 1);
   assert_non_null(strstr(s.log, "flight blue=0 green=- red=5"));
