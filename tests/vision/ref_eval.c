@@ -31,26 +31,6 @@ typedef struct {
   double ms, mapping_ms, detect_ms, identify_ms, stacking_ms;
 } tally;
 
-static bool camera_to_image(void *user, const double mm[2], double px[2]) {
-  return rnd_camera_project(user, mm[0], mm[1], &px[0], &px[1]);
-}
-
-static tp_status jpeg_round_trip(const rnd_scene *scene, tp_image *img,
-                                 tp_error *err) {
-  uint8_t *jpg = NULL;
-  size_t len = 0;
-  int q = scene->look.jpeg_quality > 0 ? scene->look.jpeg_quality : 90;
-  tp_status st = cvw_image_encode(img, ".jpg", q, &jpg, &len, err);
-  tp_image dec = {0};
-  if (!st) st = cvw_image_decode(jpg, len, 3, "scene", &dec, err);
-  free(jpg);
-  if (!st) {
-    tp_image_free(img);
-    *img = dec;
-  }
-  return st;
-}
-
 static vis_pt centre(const double c[4][2]) {
   vis_pt p = {0, 0};
   for (int i = 0; i < 4; i++)
@@ -170,11 +150,9 @@ static tp_status one_flight(ctx *c, rnd_difficulty level, unsigned long seed,
   tp_image limg = {0}, fimg = {0};
   vis_reference *ref = NULL;
   vis_card cards[RND_MAX_CARDS];
-  vis_table_map map = {camera_to_image, &flight.camera, {-150, -150, 710, 550}};
-  tp_status st = an_scenes_render(c->sc, &layout, &limg, err);
-  if (!st) st = jpeg_round_trip(&layout, &limg, err);
-  if (!st) st = an_scenes_render(c->sc, &flight, &fimg, err);
-  if (!st) st = jpeg_round_trip(&flight, &fimg, err);
+  vis_table_map map = an_scenes_true_map(&flight, NULL);
+  tp_status st = an_scenes_photo(c->sc, &layout, &limg, err);
+  if (!st) st = an_scenes_photo(c->sc, &flight, &fimg, err);
   if (!st) st = vis_reference_create(&ref, err);
   int n = 0;
   if (!st)

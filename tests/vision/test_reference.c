@@ -38,15 +38,10 @@ typedef struct {
   int n_flights; /* flights analysed so far (names of dumped scenes) */
 } fixture;
 
-static bool camera_to_image(void *user, const double mm[2], double px[2]) {
-  return rnd_camera_project(user, mm[0], mm[1], &px[0], &px[1]);
-}
-
 /* The cards' region and a bump's reach around it: a small table image
  * keeps every test fast. */
 static vis_table_map map_of(const rnd_scene *s) {
-  vis_table_map m = {camera_to_image, (void *)&s->camera, {40, 20, 440, 360}};
-  return m;
+  return an_scenes_true_map(s, (const double[4]){40, 20, 440, 360});
 }
 
 /* A 1280x720 camera 500 mm above the table: about 2 px per mm. */

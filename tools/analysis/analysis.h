@@ -86,6 +86,14 @@ void an_scenes_destroy(an_scenes *s); /* NULL-safe */
 /* Renders a scene into *img (allocated; free with tp_image_free). */
 tp_status an_scenes_render(an_scenes *s, const rnd_scene *scene, tp_image *img,
                            tp_error *err);
+/* The photo as the camera path sees it: rendered, then through JPEG at
+ * the scene's quality (90 where it sets none). */
+tp_status an_scenes_photo(an_scenes *s, const rnd_scene *scene, tp_image *img,
+                          tp_error *err);
+/* The renderer's own camera as the table mapping, to tell the vision's
+ * errors from the calibration's; area NULL: the whole game area. The map
+ * points into *scene, which must outlive it. */
+vis_table_map an_scenes_true_map(const rnd_scene *scene, const double *area);
 
 /* How one analysis compares with the truth of its scene. */
 typedef struct {

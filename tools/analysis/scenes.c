@@ -80,6 +80,31 @@ tp_status an_scenes_render(an_scenes *s, const rnd_scene *scene, tp_image *img,
   return st;
 }
 
+tp_status an_scenes_photo(an_scenes *s, const rnd_scene *scene, tp_image *img,
+                          tp_error *err) {
+  tp_status st = an_scenes_render(s, scene, img, err);
+  uint8_t *jpg = NULL;
+  size_t len = 0;
+  int q = scene->look.jpeg_quality > 0 ? scene->look.jpeg_quality : 90;
+  if (!st) st = cvw_image_encode(img, ".jpg", q, &jpg, &len, err);
+  tp_image dec = {0};
+  if (!st) st = cvw_image_decode(jpg, len, 3, "scene", &dec, err);
+  free(jpg);
+  tp_image_free(img);
+  if (!st) *img = dec;
+  return st;
+}
+
+static bool camera_to_image(void *user, const double mm[2], double px[2]) {
+  return rnd_camera_project(user, mm[0], mm[1], &px[0], &px[1]);
+}
+
+vis_table_map an_scenes_true_map(const rnd_scene *scene, const double *area) {
+  vis_table_map m = {camera_to_image, (void *)&scene->camera, {-150, -150, 710, 550}};
+  if (area) memcpy(m.area_mm, area, sizeof m.area_mm);
+  return m;
+}
+
 /* ------------------------------------------------------------ score */
 
 static vis_pt centre(const double c[4][2]) {

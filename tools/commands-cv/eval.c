@@ -177,22 +177,6 @@ static void mapping_error(const rnd_scene *scene, const an_report *rep, tally *t
     }
 }
 
-/* The photo as the camera path sees it: through JPEG at the scene's quality. */
-static tp_status jpeg_round_trip(const rnd_scene *scene, tp_image *img, tp_error *err) {
-  uint8_t *jpg = NULL;
-  size_t len = 0;
-  int q = scene->look.jpeg_quality > 0 ? scene->look.jpeg_quality : 90;
-  tp_status st = cvw_image_encode(img, ".jpg", q, &jpg, &len, err);
-  tp_image dec = {0};
-  if (!st) st = cvw_image_decode(jpg, len, 3, "scene", &dec, err);
-  free(jpg);
-  if (!st) {
-    tp_image_free(img);
-    *img = dec;
-  }
-  return st;
-}
-
 static void save_failure(const char *dir, const char *level, unsigned long seed,
                          const rnd_scene *scene, an_session *s, const an_report *rep) {
   char path[1024];
@@ -203,12 +187,6 @@ static void save_failure(const char *dir, const char *level, unsigned long seed,
   char *json = rnd_scene_to_json(scene);
   if (json) tp_write_file_atomic(path, json, strlen(json), &err);
   free(json);
-}
-
-/* --true-camera: the renderer's own camera as the table mapping, to tell
- * the vision's errors from the calibration's. */
-static bool camera_to_image(void *user, const double mm[2], double px[2]) {
-  return rnd_camera_project(user, mm[0], mm[1], &px[0], &px[1]);
 }
 
 static int run_level(an_session *s, an_scenes *sc, rnd_difficulty level, const char *name,
@@ -223,9 +201,8 @@ static int run_level(an_session *s, an_scenes *sc, rnd_difficulty level, const c
     tp_error err;
     an_report rep;
     memset(&rep, 0, sizeof rep);
-    tp_status st = an_scenes_render(sc, &scene, &img, &err);
-    if (!st) st = jpeg_round_trip(&scene, &img, &err);
-    vis_table_map truth_map = {camera_to_image, &scene.camera, {-150, -150, 710, 550}};
+    tp_status st = an_scenes_photo(sc, &scene, &img, &err);
+    vis_table_map truth_map = an_scenes_true_map(&scene, NULL); /* --true-camera */
     if (!st) st = an_run_image(s, &img, true_camera ? &truth_map : NULL, &rep, &err);
     tp_image_free(&img);
     an_score score;
@@ -284,9 +261,8 @@ static int run_scene_file(const char *path, const char *deck_dir, bool true_came
   an_report rep;
   memset(&rep, 0, sizeof rep);
   st = an_session_create(&o, &s, &err);
-  if (!st) st = an_scenes_render(sc, &scene, &img, &err);
-  if (!st) st = jpeg_round_trip(&scene, &img, &err);
-  vis_table_map truth_map = {camera_to_image, &scene.camera, {-150, -150, 710, 550}};
+  if (!st) st = an_scenes_photo(sc, &scene, &img, &err);
+  vis_table_map truth_map = an_scenes_true_map(&scene, NULL);
   if (!st) st = an_run_image(s, &img, true_camera ? &truth_map : NULL, &rep, &err);
   an_score score;
   if (!st) an_score_scene(&scene, &rep, &score);
@@ -355,7 +331,9 @@ static int run(int argc, char **argv) {
     an_session_destroy(s);
     return cli_fail(deck_dir ? tp_status_exit_code(st) : 1, "eval: %s", err.text);
   }
-  printf("held-out seeds %ld..%ld per difficulty\n", first, first + count - 1);
+  /* seeds from 100000 on are never used for tuning (docs/analyze.md) */
+  printf("seeds %ld..%ld per difficulty%s\n", first, first + count - 1,
+         first >= 100000 ? " (held out)" : " (tuning range: seeds from 100000 on are held out)");
   for (int k = 0; k < 3; k++)
     if (want[k])
       run_level(s, sc, (rnd_difficulty)k, names[k], (unsigned long)first, (int)count, failures,
