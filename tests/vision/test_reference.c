@@ -293,6 +293,67 @@ static void test_lookalikes_under_carpets(void **state) {
   run_case(state, &s);
 }
 
+/* The same still table later: fresh sensor noise, a little brighter.
+ * Nothing flew: no carpet (a striped card is not a carpet), no card gone,
+ * every card whole. */
+static void test_carpet_free_frame(void **state) {
+  fixture *f = *state;
+  rnd_scene s = f->layout;
+  s.look.noise_seed += 17;
+  s.look.noise_sigma = 2.5;
+  s.look.brightness = 1.06;
+  vis_result r;
+  analyze_flight(f, &s, &r);
+  check_truth(&s, &r);
+  for (int i = 0; i < N_LAYOUT; i++)
+    assert_false(r.cards[i].gone);
+  vis_result_free(&r);
+}
+
+/* Two cards picked up (the palace and the treasure), a carpet on another:
+ * the two are reported gone with their reference types, the rest as the
+ * truth has them. */
+static void test_cards_taken(void **state) {
+  fixture *f = *state;
+  rnd_scene s = f->layout;
+  add_carpet(&s, "red", card_x(&s, 0) + 20, card_y(&s, 0) + 35, 60, 1000);
+  rnd_scene shown = s; /* the scene without cards 2 and 5 */
+  shown.n_cards = 0;
+  for (int i = 0; i < N_LAYOUT; i++)
+    if (i != 2 && i != 5) shown.cards[shown.n_cards++] = s.cards[i];
+  tp_image img = {0};
+  render(f, &shown, &img);
+  vis_table_map map = map_of(&s);
+  vis_result r;
+  tp_error err;
+  assert_int_equal(
+      vis_analyze_with_reference(f->an, f->ref, &img, &map, &r, &err), TP_OK);
+  rnd_truth t;
+  rnd_truth_compute(&s, &t);
+  assert_int_equal(r.n_cards, N_LAYOUT);
+  for (int i = 0; i < N_LAYOUT; i++) {
+    const vis_card *c = &r.cards[i];
+    bool taken = i == 2 || i == 5;
+    if (c->gone != taken || c->type != f->cards[i].type)
+      fail_msg("card %d: gone %d type %d (%s)", i, c->gone, c->type, c->reason);
+    if (taken) {
+      assert_true(c->visible_fraction == 0);
+      assert_false(c->uncertain);
+    } else {
+      assert_true(fabs(c->visible_fraction - t.cards[i].visible_fraction) <
+                  0.08);
+    }
+  }
+  assert_int_equal(r.n_carpets, 1);
+  for (int i = 0; i < N_LAYOUT; i++) /* the truth, but not on a taken card */
+    assert_int_equal(
+        in_list(r.carpets[0].on_cards, r.carpets[0].n_on_cards, i),
+        i != 2 && i != 5 &&
+            in_list(t.carpets[0].on_cards, t.carpets[0].n_on, i));
+  vis_result_free(&r);
+  tp_image_free(&img);
+}
+
 /* ------------------------------------------------------ robustness */
 
 static void test_null_arguments(void **state) {
@@ -498,6 +559,8 @@ int main(void) {
       cmocka_unit_test(test_card_bumped),
       cmocka_unit_test(test_lamp_switched_on),
       cmocka_unit_test(test_lookalikes_under_carpets),
+      cmocka_unit_test(test_carpet_free_frame),
+      cmocka_unit_test(test_cards_taken),
       cmocka_unit_test(test_null_arguments),
       cmocka_unit_test(test_empty_reference),
       cmocka_unit_test(test_bad_cards_add_nothing),

@@ -144,6 +144,12 @@ typedef struct {
   double type_margin; /* best minus second best */
   bool upside_down;   /* face turned by 180 degrees */
   bool uncertain;
+  /* Only vis_analyze_with_reference sets it: the card's place shows the
+   * table now (neither the card as it was at layout nor a carpet) and its
+   * patch is not found within a bump's reach: it was taken away. Then
+   * visible_fraction is 0, uncertain false, type the reference type,
+   * rect the last pose and reason "taken away: ...". */
+  bool gone;
   char reason[VIS_REASON_MAX];
 } vis_card;
 
@@ -243,7 +249,8 @@ void vis_reference_remove_card(vis_reference *ref, int i);
  * out->cards has exactly vis_reference_card_count entries in reference
  * order (a removed slot: type -1, visible_fraction 0, reason "removed"),
  * each with the reference type, its rect (updated if the card was bumped
- * or shifted: tracked), its visible fraction now; carpets and overlaps as
+ * or shifted: tracked), its visible fraction now, `gone` when the table
+ * shows where it lay (taken away); carpets and overlaps as
  * in vis_analyze. Cards not in the reference that appear in the photo are
  * NOT reported (the controller adds them through add_cards). */
 tp_status vis_analyze_with_reference(vis_analyzer *an, const vis_reference *ref,
