@@ -16,6 +16,13 @@
  * are right (an_score_scene) and, for "coverage", every card's visible
  * fraction is within 0.1 of the truth.
  *
+ * Two more frames per seed, analysed against the same reference:
+ *   carpet-free  the layout again with fresh sensor noise and 5 % more
+ *                light: right when no carpet is reported (phantoms) and
+ *                no card is gone;
+ *   cards taken  the flight frame without two cards that no carpet
+ *                touches: right when exactly those two are gone.
+ *
  * Seeds >= 100000 are held out: never tune on them. */
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +37,12 @@ typedef struct {
   int flights, exact, coverage, both, decisions, decisions_right, errors;
   double ms, mapping_ms, detect_ms, identify_ms, stacking_ms;
 } tally;
+
+/* The extra frames: carpet-free (phantoms) and cards taken. */
+typedef struct {
+  int free_frames, free_right, phantoms;
+  int taken_frames, taken_right;
+} extra_tally;
 
 static vis_pt centre(const double c[4][2]) {
   vis_pt p = {0, 0};
@@ -140,8 +153,85 @@ typedef struct {
   bool layout_analysis, verbose;
 } ctx;
 
+static int gone_count(const vis_result *r) {
+  int n = 0;
+  for (int i = 0; i < r->n_cards; i++)
+    n += r->cards[i].gone;
+  return n;
+}
+
+/* The layout again, fresh noise and a little more light: nothing flew. */
+static tp_status carpet_free(ctx *c, const vis_reference *ref,
+                             const rnd_scene *layout, const vis_table_map *map,
+                             unsigned long seed, extra_tally *x,
+                             tp_error *err) {
+  rnd_scene s = *layout;
+  s.look.noise_seed += 7919;
+  s.look.brightness = (s.look.brightness > 0 ? s.look.brightness : 1) * 1.05;
+  tp_image img = {0};
+  vis_result r;
+  tp_status st = an_scenes_photo(c->sc, &s, &img, err);
+  if (!st) st = vis_analyze_with_reference(c->an, ref, &img, map, &r, err);
+  if (!st) {
+    x->free_frames++;
+    x->phantoms += r.n_carpets;
+    bool right = r.n_carpets == 0 && gone_count(&r) == 0;
+    x->free_right += right;
+    if (c->verbose && !right)
+      for (int k = 0; k < r.n_carpets; k++)
+        printf("  seed %lu carpet-free: phantom %s carpet at (%.0f, %.0f)%s\n",
+               seed, r.carpets[k].colour, r.carpets[k].rect.center.x,
+               r.carpets[k].rect.center.y,
+               gone_count(&r) ? " [a card gone]" : "");
+    vis_result_free(&r);
+  }
+  tp_image_free(&img);
+  return st;
+}
+
+/* The flight without two cards no carpet touches (if it has two): are
+ * exactly those reported gone? Reference slots follow the truth's order
+ * (not with --layout-analysis, where a missed card shifts them). */
+static tp_status cards_taken(ctx *c, const vis_reference *ref,
+                             const rnd_scene *flight, const vis_table_map *map,
+                             unsigned long seed, extra_tally *x,
+                             tp_error *err) {
+  rnd_truth t;
+  rnd_truth_compute(flight, &t);
+  int taken[2], n_taken = 0;
+  for (int i = flight->n_cards - 1; i >= 0 && n_taken < 2; i--) {
+    bool touched = t.cards[i].visible_fraction < 1;
+    for (int j = 0; j < flight->n_carpets && !touched; j++)
+      for (int k = 0; k < t.carpets[j].n_on; k++)
+        touched |= t.carpets[j].on_cards[k] == i;
+    if (!touched) taken[n_taken++] = i;
+  }
+  if (n_taken < 2 || c->layout_analysis) return TP_OK;
+  rnd_scene s = *flight;
+  s.n_cards = 0;
+  for (int i = 0; i < flight->n_cards; i++)
+    if (i != taken[0] && i != taken[1]) s.cards[s.n_cards++] = flight->cards[i];
+  tp_image img = {0};
+  vis_result r;
+  tp_status st = an_scenes_photo(c->sc, &s, &img, err);
+  if (!st) st = vis_analyze_with_reference(c->an, ref, &img, map, &r, err);
+  if (!st) {
+    bool right = gone_count(&r) == 2 && r.cards[taken[0]].gone &&
+                 r.cards[taken[1]].gone;
+    x->taken_frames++;
+    x->taken_right += right;
+    if (c->verbose && !right)
+      printf("  seed %lu cards taken (%d, %d): %d gone\n", seed, taken[0],
+             taken[1], gone_count(&r));
+    vis_result_free(&r);
+  }
+  tp_image_free(&img);
+  return st;
+}
+
 static tp_status one_flight(ctx *c, rnd_difficulty level, unsigned long seed,
-                            tally *ref_t, tally *plain_t, tp_error *err) {
+                            tally *ref_t, tally *plain_t, extra_tally *x,
+                            tp_error *err) {
   rnd_scene flight, layout;
   rnd_scene_random(seed, level, NULL, &flight);
   layout = flight;
@@ -165,6 +255,8 @@ static tp_status one_flight(ctx *c, rnd_difficulty level, unsigned long seed,
     score(&flight, &r, ref_t, "reference", seed, c->verbose);
     vis_result_free(&r);
   }
+  if (!st) st = carpet_free(c, ref, &layout, &map, seed, x, err);
+  if (!st) st = cards_taken(c, ref, &flight, &map, seed, x, err);
   if (!st) st = vis_analyze(c->an, &fimg, &map, &r, err);
   if (!st) {
     score(&flight, &r, plain_t, "vis_analyze", seed, c->verbose);
@@ -209,9 +301,10 @@ int main(int argc, char **argv) {
   for (int l = 0; !st && l < 3; l++) {
     if (strcmp(diff, "all") && strcmp(diff, names[l])) continue;
     tally rt = {0}, pt = {0};
+    extra_tally x = {0};
     for (int k = 0; k < count; k++) {
       tp_status fs = one_flight(&c, (rnd_difficulty)l, seed + (unsigned long)k,
-                                &rt, &pt, &err);
+                                &rt, &pt, &x, &err);
       if (fs) {
         fprintf(stderr, "seed %lu: %s\n", seed + (unsigned long)k, err.text);
         rt.errors++;
@@ -219,6 +312,10 @@ int main(int argc, char **argv) {
     }
     print_tally(names[l], "with reference", &rt);
     print_tally(names[l], "vis_analyze", &pt);
+    printf("%-7s carpet-free frames right %d/%d (phantom carpets %d); cards "
+           "taken right %d/%d\n",
+           names[l], x.free_right, x.free_frames, x.phantoms, x.taken_right,
+           x.taken_frames);
     printf("%-7s speed: with reference %.0f ms, vis_analyze %.0f ms per frame "
            "(ratio %.2f)\n",
            names[l], rt.ms / (rt.flights ? rt.flights : 1),
