@@ -10,6 +10,7 @@
  * it lose those samples and are scored again. What lies on top is complete,
  * so it wins first; what lies under it is judged only by what still shows. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,7 +72,7 @@ typedef struct {
   int tw, th;     /* template grid it was sampled for */
   int n;          /* samples */
   int *idx;       /* template index (j*tw+i) of each sample */
-  int *tix, *tixf; /* offset of its Lab in a face, upright and turned */
+  int *tix, *tixf; /* its texel (j*tw+i) in a face, upright and turned */
   int *pix;       /* table pixel (y*W+x) of each sample, -1 outside */
   float *lab;     /* 3 per sample */
   bool alive;
@@ -94,7 +95,7 @@ static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
   int cap = ((tw + step - 1) / step) * ((th + step - 1) / step);
   h->idx = malloc(sizeof(int) * (size_t)cap);
   h->pix = malloc(sizeof(int) * (size_t)cap);
-  h->lab = malloc(sizeof(float) * 3 * (size_t)cap);
+  h->lab = malloc(sizeof(float) * (3 * (size_t)cap + 1)); /* + the 4th lane */
   h->tix = malloc(sizeof(int) * 2 * (size_t)cap);
   if (!h->idx || !h->pix || !h->lab || !h->tix) return false;
   h->tixf = h->tix + cap;
@@ -110,11 +111,12 @@ static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
       if (!vis__table_lab(t, x, y, lab)) continue;
       int k = h->n++;
       h->idx[k] = j * tw + i;
-      h->tix[k] = 3 * (j * tw + i);
-      h->tixf[k] = 3 * (tw * th - 1 - (j * tw + i));
+      h->tix[k] = j * tw + i;
+      h->tixf[k] = tw * th - 1 - (j * tw + i);
       h->pix[k] = vis__round(y) * t->lab.width + vis__round(x);
       memcpy(h->lab + 3 * k, lab, sizeof lab);
     }
+  h->lab[3 * h->n] = 0; /* the spare lane of the last sample's load4 */
   h->alive = h->n > 0;
   return true;
 }
@@ -128,23 +130,99 @@ static void free_hyp(hyp *h) {
 
 static const float channel_weight[3] = {0.5f, 1.0f, 1.0f};
 
+/* Four-lane float vectors (the GCC/Clang vector extension: SSE2 on x86-64,
+ * NEON on the Pi): one sample's L, a, b and a spare lane. Every lane does
+ * the float and double operations of the per-channel code in the same
+ * order, so sums and counts are bit for bit those of the scalar loops. */
+typedef float v4f __attribute__((vector_size(16)));
+typedef float v2f __attribute__((vector_size(8)));
+typedef double v2d __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+
+/* p[0..3]: p[3] must be readable (the next sample's L, or padding). */
+static inline v4f load4(const float *p) {
+  v4f v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+/* fabsf of every lane: the sign bit cleared, as fabsf does. */
+static inline v4f abs4(v4f v) {
+  const v4i m = {INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX};
+  return (v4f)((v4i)v & m);
+}
+/* One face texel as the fit wants it: Lab as floats and, when the face's
+ * Lab is all integers (8-bit, as deck faces), as integers with their
+ * squares: sums of integers are exact in any order, and cheaper in int32.
+ * Lane 3 is 0. */
+typedef struct {
+  v4f f;
+  v4i i, ii;
+} texel;
+
+static inline v2d lo2d(v4f v) {
+  v2f h = {v[0], v[1]};
+  return __builtin_convertvector(h, v2d);
+}
+static inline v2d hi2d(v4f v) {
+  v2f h = {v[2], v[3]};
+  return __builtin_convertvector(h, v2d);
+}
+
+/* The fit's sums over fit[0..n-1] (s[0..3]: o, f, f*f, o*f per channel):
+ * those of the per-channel double loop, bit for bit. o and o*f in double
+ * in sample order; f and f*f, when integral, in int32 per block of 64
+ * samples (at most 64 * 255^2), else in double. Inline with a constant
+ * `integral`: two loops without a test per sample. */
+static inline __attribute__((always_inline)) void
+fit_sums(const hyp *h, const texel *tpl, const int *tix, const int *fit, int n,
+         bool integral, double s[4][3]) {
+  v2d so01 = {0, 0}, so2 = {0, 0}, sof01 = {0, 0}, sof2 = {0, 0};
+  v2d sf01 = {0, 0}, sf2 = {0, 0}, sff01 = {0, 0}, sff2 = {0, 0};
+  double sf[3] = {0, 0, 0}, sff[3] = {0, 0, 0};
+  for (int q0 = 0; q0 < n; q0 += 64) {
+    int q1 = q0 + 64 < n ? q0 + 64 : n;
+    v4i si = {0, 0, 0, 0}, sii = {0, 0, 0, 0};
+    for (int q = q0; q < q1; q++) {
+      int k = fit[q];
+      const texel *t = &tpl[tix[k]];
+      v4f o = load4(h->lab + 3 * k), of = o * t->f;
+      so01 += lo2d(o), so2 += hi2d(o);
+      sof01 += lo2d(of), sof2 += hi2d(of);
+      if (integral) {
+        si += t->i, sii += t->ii;
+      } else {
+        v4f ff = t->f * t->f;
+        sf01 += lo2d(t->f), sf2 += hi2d(t->f);
+        sff01 += lo2d(ff), sff2 += hi2d(ff);
+      }
+    }
+    for (int c = 0; c < 3; c++) sf[c] += si[c], sff[c] += sii[c];
+  }
+  for (int c = 0; c < 3; c++) {
+    s[0][c] = c < 2 ? so01[c] : so2[0];
+    s[1][c] = integral ? sf[c] : c < 2 ? sf01[c] : sf2[0];
+    s[2][c] = integral ? sff[c] : c < 2 ? sff01[c] : sff2[0];
+    s[3][c] = c < 2 ? sof01[c] : sof2[0];
+  }
+}
+
 /* Fits gain/offset per channel over the samples fit[0..n_fit-1], then
  * counts the samples mask[0..n_mask-1] the fitted face explains and flags
  * them in explained[] (by position in mask). Lists of sample indices,
  * increasing: no tests per sample in the inner loops. tix: each sample's
- * offset into the face's Lab (upright or turned). */
-static int fit_and_count(const hyp *h, const float *tpl, const int *tix,
+ * texel in the face (upright or turned); integral: the face's Lab is all
+ * integers. give_up >= 0: stop and return -1 as soon as the count can no
+ * longer exceed give_up (explained[] is then incomplete). */
+static int fit_and_count(const hyp *h, const texel *tpl, bool integral, const int *tix,
                          const int *fit, int n_fit, const int *mask, int n_mask,
                          double tau, double gain[3], double offset[3],
-                         uint8_t *explained) {
-  double so[3] = {0}, sf[3] = {0}, sff[3] = {0}, sof[3] = {0};
-  for (int q = 0; q < n_fit; q++) {
-    int k = fit[q];
-    const float *f = tpl + tix[k];
-    const float *o = h->lab + 3 * k;
-    for (int c = 0; c < 3; c++)
-      so[c] += o[c], sf[c] += f[c], sff[c] += f[c] * f[c], sof[c] += o[c] * f[c];
-  }
+                         uint8_t *explained, int give_up) {
+  double sums[4][3];
+  if (integral)
+    fit_sums(h, tpl, tix, fit, n_fit, true, sums);
+  else
+    fit_sums(h, tpl, tix, fit, n_fit, false, sums);
+  const double *so = sums[0], *sf = sums[1], *sff = sums[2], *sof = sums[3];
   for (int c = 0; c < 3; c++) {
     double n = fmax(n_fit, 1), mf = sf[c] / n, mo = so[c] / n;
     double var = sff[c] / n - mf * mf, cov = sof[c] / n - mf * mo;
@@ -158,18 +236,23 @@ static int fit_and_count(const hyp *h, const float *tpl, const int *tix,
     gain[c] = g;
     offset[c] = off;
   }
-  const float g0 = (float)gain[0] * channel_weight[0], o0 = (float)offset[0] * channel_weight[0];
-  const float g1 = (float)gain[1], o1 = (float)offset[1];
-  const float g2 = (float)gain[2], o2 = (float)offset[2], ftau = (float)tau;
+  /* residual = |w0 o0 - (w0 g0 f0 + w0 off0)| + |o1 - (g1 f1 + off1)| + ... */
+  const v4f w = {channel_weight[0], 1, 1, 0};
+  const v4f g = {(float)gain[0] * channel_weight[0], (float)gain[1], (float)gain[2], 0};
+  const v4f off = {(float)offset[0] * channel_weight[0], (float)offset[1],
+                   (float)offset[2], 0};
+  const float ftau = (float)tau;
   int count = 0;
-  for (int q = 0; q < n_mask; q++) {
-    int k = mask[q];
-    const float *f = tpl + tix[k];
-    const float *o = h->lab + 3 * k;
-    float r = fabsf(channel_weight[0] * o[0] - (g0 * f[0] + o0)) +
-              fabsf(o[1] - (g1 * f[1] + o1)) + fabsf(o[2] - (g2 * f[2] + o2));
-    explained[q] = r < ftau;
-    count += explained[q];
+  for (int q0 = 0; q0 < n_mask; q0 += 64) {
+    if (give_up >= 0 && count + (n_mask - q0) <= give_up) return -1;
+    int q1 = q0 + 64 < n_mask ? q0 + 64 : n_mask;
+    for (int q = q0; q < q1; q++) {
+      int k = mask[q];
+      v4f d = abs4(w * load4(h->lab + 3 * k) - (g * tpl[tix[k]].f + off));
+      bool yes = d[0] + d[1] + d[2] < ftau;
+      explained[q] = yes;
+      count += yes;
+    }
   }
   return count;
 }
@@ -179,6 +262,8 @@ typedef struct {
   const vis__template *tpl;
   int n_tpl;
   const vis__match_params *mp;
+  const texel *const *tex; /* per template: its texels */
+  const bool *integral;    /* per template: its Lab is all integers */
   const int16_t *claim; /* per table pixel: accepted object or -1 */
   const bool *used;     /* per template: its carpet is taken */
   int *list, *ok;       /* scratch: sample indices */
@@ -202,9 +287,11 @@ static int free_samples(const match_ctx *m, const hyp *h, int stride) {
 
 /* Scores one face in one orientation on the samples free_samples()
  * flagged (valid of them). coarse: a single fit on every 4th sample (for
- * ranking faces; free_samples was called with that stride). */
+ * ranking faces; free_samples was called with that stride). The last
+ * count gives up (explained -1) once it can no longer come to more than
+ * give_up samples (-1: never). */
 static void score_face(const match_ctx *m, const hyp *h, int valid, int f,
-                       bool flipped, bool coarse, vis__object *o) {
+                       bool flipped, bool coarse, int give_up, vis__object *o) {
   memset(o, 0, sizeof *o);
   o->r_px = h->r;
   o->face = f;
@@ -214,24 +301,31 @@ static void score_face(const match_ctx *m, const hyp *h, int valid, int f,
   o->total = (h->n + stride - 1) / stride;
   o->second_face = -1;
   if (valid < 8) return;
-  const float *tpl = m->tpl[f].lab;
+  const texel *tpl = m->tex[f];
   const int *tix = flipped ? h->tixf : h->tix;
-  int n1 = fit_and_count(h, tpl, tix, m->list, valid, m->list, valid, m->mp->tau,
-                         o->gain, o->offset, m->expl);
+  bool integral = m->integral[f];
+  int n1 = fit_and_count(h, tpl, integral, tix, m->list, valid, m->list, valid, m->mp->tau,
+                         o->gain, o->offset, m->expl, coarse ? give_up : -1);
+  if (n1 < 0) {
+    o->explained = -1;
+    return;
+  }
   /* refit on the explained samples only: what lies on top is an outlier */
   if (!coarse && n1 >= 8) {
     int n_ok = 0;
     for (int q = 0; q < valid; q++)
       if (m->expl[q]) m->ok[n_ok++] = m->list[q];
-    n1 = fit_and_count(h, tpl, tix, m->ok, n_ok, m->list, valid, m->mp->tau, o->gain,
-                       o->offset, m->expl);
+    n1 = fit_and_count(h, tpl, integral, tix, m->ok, n_ok, m->list, valid, m->mp->tau, o->gain,
+                       o->offset, m->expl, give_up);
   }
   o->explained = n1;
   o->score = (double)n1 / valid;
 }
 
 /* Ranks every face of the hypothesis's size coarsely and keeps the best
- * few (face, turn) pairs as its candidates. */
+ * few (face, turn) pairs as its candidates. Once HYP_CANDS are kept, a
+ * face must explain more than the last of them to get in (equal stays
+ * out: earlier faces win ties), so its count stops as soon as it cannot. */
 static void rank_faces(const match_ctx *m, hyp *h) {
   h->n_cand = 0;
   int valid = free_samples(m, h, COARSE_STRIDE);
@@ -240,7 +334,9 @@ static void rank_faces(const match_ctx *m, hyp *h) {
     if (tp->w != h->tw || tp->h != h->th) continue;
     for (int fl = 0; fl < 2; fl++) {
       vis__object o;
-      score_face(m, h, valid, f, fl, true, &o);
+      int give_up = h->n_cand == HYP_CANDS ? h->cand_expl[HYP_CANDS - 1] : -1;
+      score_face(m, h, valid, f, fl, true, give_up, &o);
+      if (o.explained < 0) continue;
       int pos = h->n_cand < HYP_CANDS ? h->n_cand++ : HYP_CANDS;
       while (pos > 0 && h->cand_expl[pos - 1] < o.explained) {
         if (pos < HYP_CANDS) {
@@ -303,8 +399,14 @@ static void score_hyp(const match_ctx *m, hyp *h) {
   for (int c = 0; c < h->n_cand; c++) {
     int f = h->cand_face[c];
     if (m->used[f]) continue;
+    /* a face that explains no more than this changes neither the best
+     * nor the runner-up (strict comparisons below): its count may stop */
+    int give_up = best.face < 0                                  ? -1
+                  : m->tpl[best.face].index == m->tpl[f].index ? best.explained
+                                                                 : second;
     vis__object o;
-    score_face(m, h, valid, f, h->cand_flip[c], false, &o);
+    score_face(m, h, valid, f, h->cand_flip[c], false, give_up, &o);
+    if (o.explained < 0) continue;
     if (best.face < 0 || o.explained > best.explained) {
       if (best.face >= 0 && m->tpl[best.face].index != m->tpl[f].index) {
         second = best.explained;
@@ -554,7 +656,7 @@ static void log_objects(match_ctx *m, const vis__object *acc, int n) {
     for (int f = 0; f < m->n_tpl; f++)
       for (int fl = 0; fl < 2; fl++) {
         vis__object o;
-        score_face(m, &h, valid, f, fl, false, &o);
+        score_face(m, &h, valid, f, fl, false, -1, &o);
         fprintf(m->mp->log, " %d%c:%d/%d", f, fl ? 'f' : 'u', o.explained, o.valid);
       }
     fprintf(m->mp->log, "\n");
@@ -636,6 +738,33 @@ static void refine_item(void *ctx, int worker, int item) {
   refine(m->t, &m->tpl[sw->acc[item].face], m->claim, (int16_t)item, &sw->acc[item]);
 }
 
+/* Every template's texels in fit_and_count's layout, in one malloc'd
+ * block (NULL: out of memory); tex[f] and integral[f] per template. */
+static texel *build_texels(const vis__template *tpl, int n_tpl, const texel **tex,
+                           bool *integral) {
+  size_t total = 0;
+  for (int f = 0; f < n_tpl; f++) total += (size_t)tpl[f].w * (size_t)tpl[f].h;
+  texel *all = malloc(sizeof *all * (total + 1));
+  if (!all) return NULL;
+  texel *t = all;
+  for (int f = 0; f < n_tpl; f++) {
+    tex[f] = t;
+    integral[f] = true;
+    for (int k = 0; k < tpl[f].w * tpl[f].h; k++, t++) {
+      const float *p = tpl[f].lab + 3 * k;
+      *t = (texel){{p[0], p[1], p[2], 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};
+      for (int c = 0; c < 3; c++) {
+        bool whole = p[c] >= 0 && p[c] <= 255 && (float)(int)p[c] == p[c];
+        int v = whole ? (int)p[c] : 0;
+        integral[f] = integral[f] && whole;
+        t->i[c] = v;
+        t->ii[c] = v * v;
+      }
+    }
+  }
+  return all;
+}
+
 tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
                      const vis_rect *hyps, int n_hyps,
                      const vis__match_params *mp, vis__object **out,
@@ -656,8 +785,11 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   size_t per_worker = ((2 * sizeof(int) + 1) * ((size_t)max_samples + 1) + 15) / 16 * 16;
   uint8_t *scratch = malloc((size_t)threads * per_worker);
   bool *rerank = malloc(sizeof *rerank * ((size_t)n_hyps + 1));
+  const texel **tex = malloc(sizeof *tex * ((size_t)n_tpl + 1));
+  bool *integral = malloc(sizeof *integral * ((size_t)n_tpl + 1));
+  texel *texels = tex && integral ? build_texels(tpl, n_tpl, tex, integral) : NULL;
   tp_status st = TP_OK;
-  if (!H || !claim || !used || !acc || !scratch || !order || !kept || !rerank) {
+  if (!H || !claim || !used || !acc || !scratch || !order || !kept || !rerank || !texels) {
     st = tp_error_set(err, TP_ERR_NOMEM, "out of memory while matching faces");
     goto done;
   }
@@ -665,7 +797,7 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   match_ctx workers[VIS__MAX_THREADS];
   for (int w = 0; w < threads; w++) {
     int *list = (int *)(void *)(scratch + (size_t)w * per_worker);
-    workers[w] = (match_ctx){t, tpl, n_tpl, mp, claim, used, list, list + max_samples + 1,
+    workers[w] = (match_ctx){t, tpl, n_tpl, mp, tex, integral, claim, used, list, list + max_samples + 1,
                              (uint8_t *)(list + 2 * (max_samples + 1)), INT16_MAX};
   }
   match_ctx m = workers[0];
@@ -758,6 +890,9 @@ done:
   free(rerank);
   free(order);
   free(kept);
+  free(tex);
+  free(integral);
+  free(texels);
   return st;
 }
 
