@@ -136,7 +136,7 @@ static const float channel_weight[3] = {0.5f, 1.0f, 1.0f};
  * order, so sums and counts are bit for bit those of the scalar loops. */
 typedef float v4f __attribute__((vector_size(16)));
 typedef float v2f __attribute__((vector_size(8)));
-typedef double v2d __attribute__((vector_size(16)));
+typedef double v4d __attribute__((vector_size(32))); /* two registers each */
 typedef int32_t v4i __attribute__((vector_size(16)));
 
 /* p[0..3]: p[3] must be readable (the next sample's L, or padding). */
@@ -159,15 +159,6 @@ typedef struct {
   v4i i, ii;
 } texel;
 
-static inline v2d lo2d(v4f v) {
-  v2f h = {v[0], v[1]};
-  return __builtin_convertvector(h, v2d);
-}
-static inline v2d hi2d(v4f v) {
-  v2f h = {v[2], v[3]};
-  return __builtin_convertvector(h, v2d);
-}
-
 /* The fit's sums over fit[0..n-1] (s[0..3]: o, f, f*f, o*f per channel):
  * those of the per-channel double loop, bit for bit. o and o*f in double
  * in sample order; f and f*f, when integral, in int32 per block of 64
@@ -176,9 +167,8 @@ static inline v2d hi2d(v4f v) {
 static inline __attribute__((always_inline)) void
 fit_sums(const hyp *h, const texel *tpl, const int *tix, const int *fit, int n,
          bool integral, double s[4][3]) {
-  v2d so01 = {0, 0}, so2 = {0, 0}, sof01 = {0, 0}, sof2 = {0, 0};
-  v2d sf01 = {0, 0}, sf2 = {0, 0}, sff01 = {0, 0}, sff2 = {0, 0};
-  double sf[3] = {0, 0, 0}, sff[3] = {0, 0, 0};
+  v4d so = {0, 0, 0, 0}, sof = {0, 0, 0, 0}, sf = {0, 0, 0, 0}, sff = {0, 0, 0, 0};
+  double sfi[3] = {0, 0, 0}, sffi[3] = {0, 0, 0};
   for (int q0 = 0; q0 < n; q0 += 64) {
     int q1 = q0 + 64 < n ? q0 + 64 : n;
     v4i si = {0, 0, 0, 0}, sii = {0, 0, 0, 0};
@@ -186,23 +176,23 @@ fit_sums(const hyp *h, const texel *tpl, const int *tix, const int *fit, int n,
       int k = fit[q];
       const texel *t = &tpl[tix[k]];
       v4f o = load4(h->lab + 3 * k), of = o * t->f;
-      so01 += lo2d(o), so2 += hi2d(o);
-      sof01 += lo2d(of), sof2 += hi2d(of);
+      so += __builtin_convertvector(o, v4d);
+      sof += __builtin_convertvector(of, v4d);
       if (integral) {
         si += t->i, sii += t->ii;
       } else {
         v4f ff = t->f * t->f;
-        sf01 += lo2d(t->f), sf2 += hi2d(t->f);
-        sff01 += lo2d(ff), sff2 += hi2d(ff);
+        sf += __builtin_convertvector(t->f, v4d);
+        sff += __builtin_convertvector(ff, v4d);
       }
     }
-    for (int c = 0; c < 3; c++) sf[c] += si[c], sff[c] += sii[c];
+    for (int c = 0; c < 3; c++) sfi[c] += si[c], sffi[c] += sii[c];
   }
   for (int c = 0; c < 3; c++) {
-    s[0][c] = c < 2 ? so01[c] : so2[0];
-    s[1][c] = integral ? sf[c] : c < 2 ? sf01[c] : sf2[0];
-    s[2][c] = integral ? sff[c] : c < 2 ? sff01[c] : sff2[0];
-    s[3][c] = c < 2 ? sof01[c] : sof2[0];
+    s[0][c] = so[c];
+    s[1][c] = integral ? sfi[c] : sf[c];
+    s[2][c] = integral ? sffi[c] : sff[c];
+    s[3][c] = sof[c];
   }
 }
 
@@ -630,13 +620,19 @@ static void refine(const vis__table *t, const vis__template *tp,
 /* A card's face, at its refined pose, must explain the card's frame or
  * picture where nothing accepted hides it (evidence.c): a face fitted
  * onto patterned cloth or wood does neither, and accepted it would hide
- * and push aside the real cards under and beside it. Carpets pass. */
-static bool shows_card(const match_ctx *m, const hyp *h, int16_t n_acc) {
+ * and push aside the real cards under and beside it. Carpets pass.
+ * *probe gets the refined object (*refined: it was refined): the final
+ * refinement of an accepted object sees the same claims above it (claims
+ * are only ever added under it), so it would find the same pose. */
+static bool shows_card(const match_ctx *m, const hyp *h, int16_t n_acc, vis__object *probe,
+                       bool *refined) {
+  *refined = false;
   if (m->tpl[h->best.face].kind != VIS__FACE_TYPE) return true;
-  vis__object probe = h->best;
-  refine(m->t, &m->tpl[probe.face], m->claim, n_acc, &probe);
+  *probe = h->best;
+  refine(m->t, &m->tpl[probe->face], m->claim, n_acc, probe);
+  *refined = true;
   vis__face_fit ff;
-  vis__face_fit_measure(m->t, &m->tpl[probe.face], &probe, NULL, 0, m->claim, n_acc, &ff);
+  vis__face_fit_measure(m->t, &m->tpl[probe->face], probe, NULL, 0, m->claim, n_acc, &ff);
   return !vis__face_fit_no_card(&ff);
 }
 
@@ -710,6 +706,8 @@ typedef struct {
   const int *items;    /* hypothesis (or object) of each item */
   const bool *rerank;  /* per item: an accepted object hid some of it */
   vis__object *acc;    /* accepted objects (refine) */
+  const vis__object *refined; /* per object: as shows_card refined it */
+  const bool *is_refined;
 } shared_work;
 
 /* Samples a new hypothesis and scores it. */
@@ -735,7 +733,10 @@ static void rescore_item(void *ctx, int worker, int item) {
 static void refine_item(void *ctx, int worker, int item) {
   shared_work *sw = ctx;
   const match_ctx *m = &sw->w[worker];
-  refine(m->t, &m->tpl[sw->acc[item].face], m->claim, (int16_t)item, &sw->acc[item]);
+  if (sw->is_refined[item])
+    sw->acc[item] = sw->refined[item]; /* shows_card refined it already */
+  else
+    refine(m->t, &m->tpl[sw->acc[item].face], m->claim, (int16_t)item, &sw->acc[item]);
 }
 
 /* Every template's texels in fit_and_count's layout, in one malloc'd
@@ -801,7 +802,9 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
                              (uint8_t *)(list + 2 * (max_samples + 1)), INT16_MAX};
   }
   match_ctx m = workers[0];
-  shared_work sw = {workers, H, hyps, kept, rerank, NULL};
+  vis__object refined[64];
+  bool is_refined[64] = {false};
+  shared_work sw = {workers, H, hyps, kept, rerank, NULL, refined, is_refined};
   /* cheap first: a hypothesis without outline is no card (saves most
    * work); of near-duplicates only the one whose outline shows best is
    * matched (the pose refinement moves it the last millimetres) */
@@ -840,8 +843,10 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
     int bi = -1;
     for (int k = 0; k < n_ok && bi < 0; k++)
       if (outline_shows(&m, &H[order[k].i])) {
-        if (shows_card(&m, &H[order[k].i], (int16_t)n)) bi = order[k].i;
-        else H[order[k].i].alive = false; /* cloth or wood: never a card */
+        if (shows_card(&m, &H[order[k].i], (int16_t)n, &refined[n], &is_refined[n]))
+          bi = order[k].i;
+        else
+          H[order[k].i].alive = false; /* cloth or wood: never a card */
       }
     if (bi < 0) break;
     vis__object o = H[bi].best;
