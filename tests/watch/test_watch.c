@@ -490,6 +490,41 @@ static void test_cards_by_id(void **state) {
   free(s.log);
 }
 
+/* A card nobody won that the players take away right after the flight,
+ * at the edge of one of its carpets (a corner over the card's edge that
+ * the eyes missed): the carpet lay on it, and the flight is resolved again
+ * with it. A card taken far from every carpet stays a wrong_card_taken. */
+static void test_taken_under_carpet(void **state) {
+  (void)state;
+  sink s = {0};
+  wch *w = three_player_game(&s);
+  wch_obs o = layout_obs(12);
+  add_carpet(&o, "blue", 90, 90, 0);
+  add_carpet(&o, "green", 90, 220, 4);
+  add_carpet(&o, "red", 226, 220, 5); /* its edge 5 mm short of card 6 */
+  observe(w, &o);
+  assert_non_null(strstr(s.log, "flight blue=0 green=4 red=5\n"));
+  wch_obs rest = layout_except((const int[]){0, 4, 5, 6, 11, -1});
+  observe(w, &rest);
+  assert_int_equal(count_kind(&s, "card_taken_under_carpet"), 1);
+  assert_int_equal(count_kind(&s, "wrong_card_taken"), 1); /* card 11 */
+  assert_null(strstr(s.log, "red=5\n"));
+  assert_non_null(strstr(s.log, "flight blue=0 green=4 red=5,6\n"));
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+  wch_table_card t[64];
+  int n = wch_table_cards(w, t, 64), on_table = 0;
+  for (int k = 0; k < n; k++) on_table += !t[k].claimed;
+  assert_int_equal(on_table, 8); /* 12 - 4 won; 11 is still counted */
+  /* the amended flight stands: the next flight goes on as usual */
+  add_carpet(&rest, "blue", 390, 90, 2);
+  add_carpet(&rest, "green", 290, 90, 1);
+  add_carpet(&rest, "red", 390, 220, 3);
+  observe(w, &rest);
+  assert_non_null(strstr(s.log, "flight blue=3 green=2 red=7\n"));
+  wch_destroy(w);
+  free(s.log);
+}
+
 static void test_answer_errors(void **state) {
   (void)state;
   sink s = {0};
@@ -700,6 +735,7 @@ int main(void) {
       cmocka_unit_test(test_layout_guess),
       cmocka_unit_test(test_carpet_unseen),
       cmocka_unit_test(test_cards_by_id),
+      cmocka_unit_test(test_taken_under_carpet),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

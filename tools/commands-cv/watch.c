@@ -665,10 +665,11 @@ static void to_obs(const vis_result *r, const layout_ref *lr, int64_t frame,
                       .has_guess = c->uncertain && c->type >= 0,
                       .guess = c->type};
     if (lr) {
-      /* a card that shows but does not look as at layout, and no carpet
-       * lies on it, was taken away (or moved out of its place) */
+      /* a card the reference reports gone (its place shows the table),
+       * or one that shows but does not look as at layout with no carpet
+       * on it, was taken away (or moved out of its place) */
       bool under = on_a_carpet(r, i);
-      if (i >= lr->n || lr->id[i] < 0 || c->type < 0 ||
+      if (i >= lr->n || lr->id[i] < 0 || c->type < 0 || c->gone ||
           (!under && (c->visible_fraction < 0.05 || c->uncertain)))
         continue;
       o.type = c->type;

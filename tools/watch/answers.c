@@ -261,6 +261,30 @@ static tp_status cmd_give(wch *w, const char *card_s, const char *who,
   return wch__resolve(w, NULL, true, err);
 }
 
+/* The last flight resolved again with cards added to carpets' landings
+ * (the taking-away showed those carpets lay on them), keeping the reveals
+ * given, as `give` does. */
+tp_status wch__amend_flight(wch *w, const int *cards, const int *landing,
+                            int n, tp_error *err) {
+  tp_status st = can_correct(w, err);
+  if (st != TP_OK) return st;
+  for (int i = 0; i < n; i++) {
+    int k = landing[i];
+    if (k >= 0 && k < w->n_landings && w->n_land_cards[k] < FT_MAX_CARDS)
+      w->land_cards[k][w->n_land_cards[k]++] = cards[i];
+  }
+  w->n_old_reveals = w->n_reveals;
+  memcpy(w->old_reveals, w->reveals, sizeof w->reveals);
+  st = take_back(w, err);
+  if (st != TP_OK) return st;
+  for (int i = 0; i < n; i++) {
+    int p = ft_players_by_colour(&w->players, w->land_colour[landing[i]]);
+    correction_event(w, "taken", cards[i],
+                     p >= 0 ? w->players.players[p].name : "-");
+  }
+  return wch__resolve(w, NULL, true, err);
+}
+
 static tp_status cmd_resolve(wch *w, tp_error *err) {
   if (w->stage != WCH_WAIT_THROWS || w->n_landed == 0 || !w->have_last_obs)
     return tp_error_set(err, TP_ERR_INVALID, "no carpets have landed yet");

@@ -1002,9 +1002,81 @@ static bool carpets_moved(const wch *w, const wch_obs *obs) {
   return true;
 }
 
+/* How far (mm) a card's edge may lie from the edge of a carpet that the
+ * players say lay on it (a carpet's corner over a card's edge is a sliver
+ * the eyes cannot see; their pose is good to a few mm). */
+enum { TAKEN_REACH_MM = 10 };
+
+/* The landing of the last flight's carpet that lies nearest the card
+ * (within TAKEN_REACH_MM), or -1. */
+static int carpet_near(const wch *w, const wch__card *c) {
+  double size[2] = {w->cfg.carpet_mm[0] + 2 * TAKEN_REACH_MM,
+                    w->cfg.carpet_mm[1] + 2 * TAKEN_REACH_MM};
+  double best = 0;
+  int best_k = -1;
+  for (int i = 0; i < w->n_flight_carpets; i++) {
+    const wch_carpet_obs *cp = &w->flight_carpets[i];
+    if (off_table(w, cp)) continue;
+    double a = wch__rect_overlap(cp->x_mm, cp->y_mm, cp->angle_deg, size,
+                                 c->x, c->y, c->angle, w->cfg.card_mm);
+    for (int k = 0; k < w->n_landings; k++)
+      if (a > best && !strcmp(w->land_colour[k], cp->colour))
+        best = a, best_k = k;
+  }
+  return best_k;
+}
+
+/* Cards nobody won that the players took away right after the flight,
+ * lying at the edge of one of its carpets: the players saw that carpet
+ * lie on them where the eyes did not. The players' taking is the better
+ * evidence, so the flight is resolved again with those cards under that
+ * carpet (as `give` would; warned, `undo`/`give` correct it). Cards
+ * farther from every carpet stay a wrong_card_taken warning. */
+static tp_status amend_from_taking(wch *w, const wch_obs *obs,
+                                   const matching *m, bool *amended,
+                                   tp_error *err) {
+  *amended = false;
+  if (!w->have_flight || !w->before_flight) return TP_OK;
+  int cards[FT_MAX_CARDS], landing[FT_MAX_CARDS], n = 0;
+  for (int k = 0; k < w->n_ref; k++) {
+    const wch__card *c = &w->ref[k];
+    if (m->obs_of_ref[k] >= 0 || c->unseen || c->missing_warned ||
+        carpet_covers(w, obs, c->x, c->y, c->angle))
+      continue;
+    int l = carpet_near(w, c);
+    if (l < 0) continue;
+    wch__warn(w, "card_taken_under_carpet",
+              "Card %d (%s) was taken away: the %s carpet lay on it, as "
+              "the players saw. Flight %d is resolved again with it.",
+              c->id, wch__card_label(c->type), w->land_colour[l],
+              w->report.flight);
+    cards[n] = c->id;
+    landing[n++] = l;
+  }
+  if (n == 0) return TP_OK;
+  *amended = true;
+  tp_error why;
+  tp_status st = wch__amend_flight(w, cards, landing, n, &why);
+  if (st == TP_ERR_INVALID) { /* not correctable now: stays a warning */
+    wch__warn(w, "flight_rejected", "Could not resolve the flight again: %s",
+              why.text);
+    return TP_OK;
+  }
+  if (st != TP_OK) *err = why;
+  return st;
+}
+
 static tp_status observe_taking(wch *w, const wch_obs *obs, const matching *m,
                                 tp_error *err) {
   if (obs->n_carpets > 0 && !carpets_moved(w, obs)) return TP_OK;
+  bool amended;
+  tp_status st = amend_from_taking(w, obs, m, &amended, err);
+  if (st != TP_OK || (amended && w->stage != WCH_WAIT_TAKING)) return st;
+  matching again;
+  if (amended) { /* the cards it claimed now are out of the game */
+    match_cards(w, obs, &again);
+    m = &again;
+  }
   /* all carpets are back with their players: the next flight */
   warn_claimed_left(w);
   check_table_cards(w, obs, m);
@@ -1017,7 +1089,7 @@ static tp_status observe_taking(wch *w, const wch_obs *obs, const matching *m,
            owner_name(w, order[0]), order[0]);
   if (!obs->n_carpets) return TP_OK;
   w->in_layout_frame = true; /* its carpets are doubtful like the layout's */
-  tp_status st = observe_throws(w, obs, m, err);
+  st = observe_throws(w, obs, m, err);
   w->in_layout_frame = false;
   return st;
 }

@@ -41,6 +41,12 @@ static tp_status parse_cards(const cJSON *arr, const char *name, wch_obs *out,
     o->type = cJSON_IsString(t) ? ft_card_type_parse(t->valuestring) : -1;
     o->angle_deg = get_num(c, "angle_deg", 90);
     o->visible_fraction = get_num(c, "visible_fraction", 0);
+    /* written by watch for cards named by the layout reference */
+    double id = get_num(c, "card_id", -1);
+    if (id >= 0 && id < 1 << 20) o->has_id = true, o->id = (int)id;
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(c, "guess");
+    int guess = cJSON_IsString(g) ? ft_card_type_parse(g->valuestring) : -1;
+    if (o->type < 0 && guess >= 0) o->has_guess = true, o->guess = guess;
   }
   return TP_OK;
 }
@@ -104,6 +110,10 @@ char *wch_obs_to_json(const wch_obs *obs) {
     double xy[2] = {c->x_mm, c->y_mm};
     cJSON_AddItemToObject(j, "center_mm", cJSON_CreateDoubleArray(xy, 2));
     cJSON_AddNumberToObject(j, "angle_deg", c->angle_deg);
+    if (c->has_id) cJSON_AddNumberToObject(j, "card_id", c->id);
+    if (c->type < 0 && c->has_guess && c->guess >= 0 && c->guess < FT_N_TYPES)
+      cJSON_AddStringToObject(j, "guess",
+                              ft_card_type_name((ft_card_type)c->guess));
     cJSON_AddItemToArray(cards, j);
   }
   cJSON *carpets = cJSON_AddArrayToObject(o, "carpets");

@@ -147,6 +147,8 @@ void wch__ref_to_ghost(wch *w, int card_id, int owner);
 tp_status wch__answer_genies(wch *w, char *rest, tp_error *err);
 tp_status wch__answer_reveal(wch *w, char *rest, tp_error *err);
 tp_status wch__answer_lamps(wch *w, char *rest, tp_error *err);
+tp_status wch__amend_flight(wch *w, const int *cards, const int *landing,
+                            int n, tp_error *err);
 
 /* report.c */
 void wch__emit_layout(wch *w);
