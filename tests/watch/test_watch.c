@@ -508,6 +508,7 @@ static void test_taken_under_carpet(void **state) {
   observe(w, &rest);
   assert_int_equal(count_kind(&s, "card_taken_under_carpet"), 1);
   assert_int_equal(count_kind(&s, "wrong_card_taken"), 1); /* card 11 */
+  assert_int_equal(count_kind(&s, "claimed_card_left"), 0);
   assert_null(strstr(s.log, "red=5\n"));
   assert_non_null(strstr(s.log, "flight blue=0 green=4 red=5,6\n"));
   assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);

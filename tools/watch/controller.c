@@ -1075,6 +1075,8 @@ static tp_status observe_taking(wch *w, const wch_obs *obs, const matching *m,
   matching again;
   if (amended) { /* the cards it claimed now are out of the game */
     match_cards(w, obs, &again);
+    forget_taken_ghosts(w, obs, &again);
+    match_cards(w, obs, &again); /* ghost indices changed */
     m = &again;
   }
   /* all carpets are back with their players: the next flight */
