@@ -75,12 +75,14 @@ expect_exit 2 "$TEPPICH" watch --observations "$T/bad.jsonl" --players $P --answ
 expect_err "bad.jsonl: line 1"
 expect_exit 2 "$TEPPICH" watch --resume "$T/g/answers.txt" --observations "$T/g/obs.jsonl" --players $P
 
-# 6. the demo ends with the true final table
-expect_exit 0 "$TEPPICH" watch --demo --fast
+# 6. the simulated demo ends with the true final table (the rendered one,
+# the default, is test_watch_demo)
+expect_exit 0 "$TEPPICH" watch --demo --simulated --fast
 expect_out "Final scores"
 expect_out "Winner"
-# the rendered demo (minutes: not run here) needs --demo
-expect_exit 2 "$TEPPICH" watch --rendered --fast
-expect_err "--rendered goes with --demo"
+expect_exit 2 "$TEPPICH" watch --simulated --fast
+expect_err "--simulated goes with --demo"
+expect_one_line_err
+expect_exit 2 "$TEPPICH" watch --demo --rendered --simulated
 expect_one_line_err
 finish

@@ -14,15 +14,17 @@ extern const cli_command cli_command_watch;
 
 static int run_demo(int argc, char **argv) {
   if (cli_wants_help(argc, argv)) {
-    printf("usage: teppich demo [--rendered] [--fast] [--events FILE|-] "
+    printf("usage: teppich demo [--simulated] [--fast] [--events FILE|-] "
            "[--web ADDR:PORT]\n\n"
            "Plays the built-in demo game of Fliegende Teppiche through "
            "`teppich\nwatch --demo` with its answers, commentary and the "
-           "final score table.\nNo camera needed. By default the game is "
-           "simulated (exact observations\nof every still scene, no "
-           "pixels); --rendered renders it first and\nwatches its frames "
-           "with the whole chain (stillness, analysis,\ncontroller), as "
-           "from a camera. Options are those of `teppich watch --demo`.\n");
+           "final score table.\nNo camera needed: the game is rendered once "
+           "(about a minute, kept in\n~/.cache/teppich) and its frames are "
+           "watched with the whole chain\n(stillness, analysis against the "
+           "layout, controller), as from a\ncamera; the end compares the "
+           "final table with the game's truth.\n--simulated plays a "
+           "simulated game instead (exact observations, no\npixels). "
+           "Options are those of `teppich watch --demo`.\n");
     return 0;
   }
   /* argv[0] is "demo"; hand the rest to watch behind "--demo". */

@@ -32,7 +32,7 @@ static const char usage[] =
     "                     [--first-layer NAME] [--answers FILE] [--events FILE|-]\n"
     "                     [--transcript FILE] [--fast] [--resume FILE]\n"
     "                     [--web ADDR:PORT]\n"
-    "       teppich watch --demo [--rendered] [--fast] [--events FILE|-]\n"
+    "       teppich watch --demo [--simulated] [--fast] [--events FILE|-]\n"
     "                     [--web ADDR:PORT]\n"
     "       teppich watch --observations FILE --players SPEC ...\n"
     "       teppich watch --simulate SEED --players SPEC --write DIR\n"
@@ -69,11 +69,14 @@ static const char usage[] =
     "                      line, \"moving\": true while hands are in view)\n"
     "  --simulate SEED     write a simulated game: obs.jsonl, answers.txt and\n"
     "                      truth.transcript into --write DIR\n"
-    "  --demo              replay the built-in game with its answers (a\n"
-    "                      simulated one: exact observations, no pixels)\n"
-    "  --rendered          with --demo: render the built-in game first (render\n"
-    "                      --game, about a minute) and watch its frames with\n"
-    "                      the whole chain (stillness, analysis, controller)\n"
+    "  --demo              replay the built-in game with its answers: it is\n"
+    "                      rendered once (render --game, about a minute; kept\n"
+    "                      in ~/.cache/teppich) and its frames are watched with\n"
+    "                      the whole chain (stillness, analysis, controller);\n"
+    "                      at the end its final table is compared with the\n"
+    "                      game's truth\n"
+    "  --simulated         with --demo: a simulated game instead (exact\n"
+    "                      observations, no pixels; seconds)\n"
     "  --measure N         play N simulated games per player count through\n"
     "                      the controller and compare with the truth\n"
     "  --stats             print timing and latency numbers at the end\n"
@@ -86,7 +89,7 @@ static const char usage[] =
 typedef struct {
   const char *source, *players, *deck, *calib, *first_layer, *answers,
       *events, *transcript, *resume, *observations, *rules, *write_dir, *web;
-  bool fast, demo, rendered, quiet, stats, simulate;
+  bool fast, demo, rendered, simulated, quiet, stats, simulate;
   long seed, measure;
   double table[4];
   cap_options cap;
@@ -1018,8 +1021,10 @@ static int parse_options(int argc, char **argv, options *o) {
       o->fast = true;
     } else if (!strcmp(a, "--demo")) {
       o->demo = true;
-    } else if (!strcmp(a, "--rendered")) {
+    } else if (!strcmp(a, "--rendered")) { /* the default now; kept */
       o->rendered = true;
+    } else if (!strcmp(a, "--simulated")) {
+      o->simulated = true;
     } else if (!strcmp(a, "--quiet")) {
       o->quiet = true;
     } else if (!strcmp(a, "--stats")) {
@@ -1309,8 +1314,12 @@ static int run(int argc, char **argv) {
       return cli_fail(2, "watch: %s", err.text);
     return measure(o.measure, &rules);
   }
-  if (o.rendered && !o.demo)
-    return cli_fail(2, "watch: --rendered goes with --demo");
+  if ((o.rendered || o.simulated) && !o.demo)
+    return cli_fail(2, "watch: --%s goes with --demo",
+                    o.rendered ? "rendered" : "simulated");
+  if (o.rendered && o.simulated)
+    return cli_fail(2, "watch: --rendered or --simulated, not both");
+  o.rendered = o.demo && !o.simulated; /* the demo is the rendered game */
   demo_files *demo = o.demo ? calloc(1, sizeof *demo) : NULL;
   if (o.demo && !demo) return cli_fail(1, "watch: out of memory");
   if (demo && (rc = demo_options(&o, demo)) >= 0) {
