@@ -526,6 +526,32 @@ static void test_taken_under_carpet(void **state) {
   free(s.log);
 }
 
+/* When the recorded answers no longer fit, the game goes on with an
+ * assumed answer: each player in the contest reveals the highest genie. */
+static void test_assumed_answer(void **state) {
+  (void)state;
+  sink s = {0};
+  tp_error err;
+  char line[256];
+  wch *w = three_player_game(&s);
+  assert_false(wch_assumed_answer(w, line, sizeof line)); /* no question */
+  wch_obs o = layout_obs(12);
+  add_carpet(&o, "blue", 90, 90, 0);
+  add_carpet(&o, "green", 95, 95, 0);
+  add_carpet(&o, "red", 390, 350, 11);
+  observe(w, &o);
+  wch_question q;
+  assert_true(wch_question_pending(w, &q));
+  assert_int_equal(q.kind, WCH_Q_REVEAL);
+  assert_true(wch_assumed_answer(w, line, sizeof line));
+  assert_string_equal(line, "reveal ben=7 cleo=6");
+  assert_false(wch_assumed_answer(w, line, 8)); /* too small: not cut */
+  assert_int_equal(wch_answer(w, "reveal ben=7 cleo=6", &err), TP_OK);
+  assert_non_null(strstr(s.log, "reveal 0 ben=7 cleo=6"));
+  wch_destroy(w);
+  free(s.log);
+}
+
 static void test_answer_errors(void **state) {
   (void)state;
   sink s = {0};
@@ -737,6 +763,7 @@ int main(void) {
       cmocka_unit_test(test_carpet_unseen),
       cmocka_unit_test(test_cards_by_id),
       cmocka_unit_test(test_taken_under_carpet),
+      cmocka_unit_test(test_assumed_answer),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,6 +58,16 @@ cmp -s "$T/cut.score" "$T/full.score" || fail "game resumed after a cut differs"
 expect_exit 0 "$TEPPICH" watch --observations "$T/g/obs.jsonl" --players $P --fast \
   --answers "$T/bad.answers" --quiet
 expect_err "bad.answers: line [0-9]+: 'reveal zoe=3'"
+# recorded answers that no longer fit (a reveal asked where the file has
+# the lamps: the eyes saw a contest the players did not have): an assumed
+# answer, said as a warning, and the game goes on to its end
+grep -v '^reveal' "$T/g/answers.txt" >"$T/noreveal.answers"
+expect_exit 0 "$TEPPICH" watch --observations "$T/g/obs.jsonl" --players $P --fast \
+  --answers "$T/noreveal.answers" --transcript "$T/noreveal.t"
+expect_out "No recorded answer fits this question; assumed: reveal "
+expect_out "Winner"
+[ "$(grep -c '^lamps' "$T/noreveal.t")" = "$(grep -c '^lamps' "$T/g/truth.transcript")" ] ||
+  fail "the lamps answers were not kept for the lamps"
 # answers run out, nobody at the terminal: exit 1, transcript resumable
 head -2 "$T/g/answers.txt" >"$T/short.answers"
 expect_exit 1 "$TEPPICH" watch --observations "$T/g/obs.jsonl" --players $P --fast \

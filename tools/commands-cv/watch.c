@@ -107,6 +107,7 @@ typedef struct {
   size_t answers_pos;
   int answers_line;
   int answer_errors;
+  int assumed; /* answers assumed when the recorded ones did not fit */
   bool stdin_open, stdin_tty;
   wch *w;
   web_server *web;  /* --web: the page, NULL without */
@@ -398,6 +399,34 @@ static bool await_answer(app *a, const wch_question *q) {
   return false;
 }
 
+/* The answer line names another question than the one waiting (the first
+ * word may be left out: then it is tried). */
+static bool names_other_question(const char *line, wch_question_kind kind) {
+  static const char *const words[] = {"genies", "reveal", "lamps"};
+  while (*line == ' ' || *line == '\t') line++;
+  for (int k = 0; k < 3; k++) {
+    size_t n = strlen(words[k]);
+    if (!strncmp(line, words[k], n) &&
+        (line[n] == ' ' || line[n] == '\t' || !line[n]))
+      return k != (int)kind - WCH_Q_GENIES;
+  }
+  return false;
+}
+
+/* A replay whose recorded answers no longer fit the game the eyes
+ * followed goes on with an assumed answer (said as a warning; undo/give
+ * correct it) instead of stopping: one wrong frame must not end a game. */
+static bool assume_answer(app *a) {
+  char line[512], text[700];
+  tp_error err;
+  if (!wch_assumed_answer(a->w, line, sizeof line)) return false;
+  snprintf(text, sizeof text, "No recorded answer fits this question; "
+           "assumed: %s (undo or give correct it).", line);
+  on_say(a, WCH_SAY_WARN, text);
+  a->assumed++;
+  return wch_answer(a->w, line, &err) == TP_OK;
+}
+
 /* Answers every waiting question: from --answers, else the terminal.
  * False when a question cannot be answered (no more lines anywhere). */
 static bool answer_questions(app *a) {
@@ -405,12 +434,21 @@ static bool answer_questions(app *a) {
   char line[512];
   tp_error err;
   while (wch_question_pending(a->w, &q)) {
+    size_t pos = a->answers_pos;
+    int line_no = a->answers_line;
     if (next_answer_line(a, line, sizeof line)) {
+      if (names_other_question(line, q.kind)) {
+        if (q.kind == WCH_Q_LAMPS) continue; /* a contest the eyes missed */
+        a->answers_pos = pos; /* kept for its own question */
+        a->answers_line = line_no;
+        if (!assume_answer(a)) return false;
+        continue;
+      }
       if (wch_answer(a->w, line, &err) != TP_OK) {
         a->answer_errors++;
         fprintf(stderr, "teppich: %s: line %d: '%s': %s\n", a->o->answers,
                 a->answers_line, line, err.text);
-      }
+      } /* the next line is tried */
       publish_state(a);
       continue;
     }

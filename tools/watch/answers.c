@@ -173,6 +173,25 @@ tp_status wch_answer(wch *w, const char *line, tp_error *err) {
   return q.kind == WCH_Q_GENIES ? TP_OK : wch__after_answer(w, err);
 }
 
+bool wch_assumed_answer(const wch *w, char *line, size_t cap) {
+  wch_question q;
+  if (!line || cap < 2 || !wch_question_pending(w, &q) ||
+      q.kind == WCH_Q_GENIES)
+    return false;
+  bool reveal = q.kind == WCH_Q_REVEAL;
+  int n = reveal ? q.n_players : w->players.n_players;
+  size_t len = (size_t)snprintf(line, cap, reveal ? "reveal" : "lamps");
+  for (int k = 0; k < n && len < cap; k++) {
+    int p = reveal ? q.players[k] : k, value = 0;
+    ft_hand h = ft_game_genies(w->game, p);
+    for (int i = 0; reveal && i < h.n; i++)
+      if (h.values[i] > value) value = h.values[i];
+    len += (size_t)snprintf(line + len, cap - len, " %s=%d",
+                            w->players.players[p].name, value);
+  }
+  return len < cap;
+}
+
 /* ---- corrections ---- */
 
 /* Puts the game back to just before the last flight. */

@@ -181,6 +181,13 @@ bool wch_question_pending(const wch *w, wch_question *q);
  * message saying why; nothing changes. */
 tp_status wch_answer(wch *w, const char *line, tp_error *err);
 
+/* An answer for the pending question when nobody can give one (the
+ * recorded answers of a replay no longer fit the game the eyes followed):
+ * every player in a genie contest reveals their highest genie; no lamp is
+ * spent as a palace. Written into line (an answer line for wch_answer);
+ * false when nothing can be assumed (no question, or the genie deal). */
+bool wch_assumed_answer(const wch *w, char *line, size_t cap);
+
 /* Commands people give:
  *   undo               take back the last flight: its cards go back on the
  *                      table, its genie swaps are undone, throw again
