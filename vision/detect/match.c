@@ -84,6 +84,7 @@ typedef struct {
   int cand_expl[HYP_CANDS];
   int free_n, free_object; /* samples not hidden; of those, in the object mask */
   int ranked_free; /* samples not hidden when the faces were last ranked */
+  bool no_card; /* its face showed no card frame; asked again once more of it is hidden */
 } hyp;
 
 static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
@@ -727,7 +728,10 @@ static void first_score_item(void *ctx, int worker, int item) {
 
 static void rescore_item(void *ctx, int worker, int item) {
   shared_work *sw = ctx;
-  rescore(&sw->w[worker], &sw->H[sw->items[item]], false, sw->rerank[item]);
+  hyp *h = &sw->H[sw->items[item]];
+  /* a carpet accepted on it now hides what its face failed to explain */
+  if (sw->rerank[item]) h->no_card = false;
+  rescore(&sw->w[worker], h, false, sw->rerank[item]);
 }
 
 static void refine_item(void *ctx, int worker, int item) {
@@ -832,7 +836,7 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
      * costs more: it is made in order of explained samples) */
     int n_ok = 0;
     for (int i = 0; i < n_hyps; i++) {
-      if (!well_explained(&m, &H[i])) continue;
+      if (H[i].no_card || !well_explained(&m, &H[i])) continue;
       if (overlaps_card(&m, &H[i], acc, n)) {
         H[i].alive = false;
         continue;
@@ -845,8 +849,9 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
       if (outline_shows(&m, &H[order[k].i])) {
         if (shows_card(&m, &H[order[k].i], (int16_t)n, &refined[n], &is_refined[n]))
           bi = order[k].i;
-        else
-          H[order[k].i].alive = false; /* cloth or wood: never a card */
+        else /* cloth or wood, or a card under a carpet not accepted yet
+              * (its face cannot explain the carpet): not now */
+          H[order[k].i].no_card = true;
       }
     if (bi < 0) break;
     vis__object o = H[bi].best;
