@@ -85,6 +85,7 @@ typedef struct {
   int free_n, free_object; /* samples not hidden; of those, in the object mask */
   int ranked_free; /* samples not hidden when the faces were last ranked */
   bool no_card; /* its face showed no card frame; asked again once more of it is hidden */
+  bool searched; /* its pose was searched (rescue) */
 } hyp;
 
 static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
@@ -585,15 +586,17 @@ static double pose_cost(const vis__table *t, const vis__template *tp,
   return n ? sum / n : 1e9;
 }
 
-/* Sub-pixel pose: coordinate descent on the face misfit, with shrinking
- * steps in position (pixels) and angle (degrees). */
-static void refine(const vis__table *t, const vis__template *tp,
-                   const int16_t *claim, int16_t self, vis__object *o) {
+/* Pose search: coordinate descent on the face misfit, with steps in
+ * position (pixels) and angle (degrees) halved each round, from step0 and
+ * astep0; the last two rounds on every sample. */
+static void refine_from(const vis__table *t, const vis__template *tp, const int16_t *claim,
+                        int16_t self, vis__object *o, double step0, double astep0,
+                        int rounds) {
   vis_rect best = o->r_px;
-  double step = 1.0, astep = 0.5;
-  for (int round = 0; round < 4; round++) {
+  double step = step0, astep = astep0;
+  for (int round = 0; round < rounds; round++) {
     /* the coarse steps on every 2nd sample each way: a quarter the work */
-    int stride = round < 2 ? 2 : 1;
+    int stride = round < rounds - 2 ? 2 : 1;
     double cost = pose_cost(t, tp, claim, self, o, &best, stride);
     bool moved = true;
     for (int it = 0; moved && it < 6; it++) {
@@ -616,6 +619,12 @@ static void refine(const vis__table *t, const vis__template *tp,
   if (fabs(a - best.angle_deg) > 90) o->flipped = !o->flipped; /* turned by 180 */
   best.angle_deg = a;
   o->r_px = best;
+}
+
+/* Sub-pixel pose of an accepted object (it starts within a pixel or two). */
+static void refine(const vis__table *t, const vis__template *tp,
+                   const int16_t *claim, int16_t self, vis__object *o) {
+  refine_from(t, tp, claim, self, o, 1.0, 0.5, 4);
 }
 
 /* A card's face, at its refined pose, must explain the card's frame or
@@ -671,6 +680,63 @@ static int by_explained(const void *pa, const void *pb) {
   const hyp_rank *a = pa, *b = pb;
   if (a->explained != b->explained) return a->explained > b->explained ? -1 : 1;
   return (a->i > b->i) - (a->i < b->i);
+}
+
+/* Hypotheses come from corners; where an object's border meets a border
+ * of the same colour (white on white: a carpet on another), the corner
+ * found may be a print line a few millimetres inside it, and the face at
+ * that pose explains too little to be accepted while the objects under it
+ * wait for it. When nothing else can be accepted, the poses of the most
+ * promising hypotheses (their outline shows, RESCUE_MIN_SCORE explained)
+ * are searched (+-RESCUE_REACH_MM, +-RESCUE_REACH_DEG) with their best
+ * face, once each, and each is scored again there. Returns the first that
+ * can then be accepted, -1 if none (refined, is_refined: as shows_card's). */
+enum { RESCUE_TRIES = 12 };
+#define RESCUE_MIN_SCORE 0.4
+#define RESCUE_ACCEPT 0.85
+/* The hypothesis sampled again at pose r and scored there (first time). */
+static void resample_at(const match_ctx *m, hyp *h, const vis_rect *r) {
+  hyp fresh;
+  const vis__template *tp = &m->tpl[h->best.face];
+  if (!sample_hyp(m->t, r, h->tw, h->th, tp->w_mm, tp->h_mm, m->mp->step, &fresh)) {
+    free_hyp(&fresh);
+    return; /* out of memory: keep the old samples */
+  }
+  free_hyp(h);
+  fresh.searched = true;
+  *h = fresh;
+  if (h->alive) rescore(m, h, true, true);
+}
+
+static int rescue(const match_ctx *m, hyp *H, int n_hyps, const vis__object *acc, int n,
+                  hyp_rank *order, vis__object *refined, bool *is_refined) {
+  int n_ok = 0;
+  for (int i = 0; i < n_hyps; i++) {
+    const hyp *h = &H[i];
+    if (!h->alive || h->searched || h->no_card || h->best.face < 0 ||
+        h->best.explained < m->mp->min_explained || h->best.score < RESCUE_MIN_SCORE)
+      continue;
+    order[n_ok++] = (hyp_rank){i, h->best.explained};
+  }
+  qsort(order, (size_t)n_ok, sizeof *order, by_explained);
+  for (int k = 0, tries = 0; k < n_ok && tries < RESCUE_TRIES; k++) {
+    hyp *h = &H[order[k].i];
+    if (!h->alive || h->searched || overlaps_card(m, h, acc, n) || !outline_shows(m, h))
+      continue;
+    h->searched = true;
+    tries++;
+    vis__object probe = h->best;
+    /* 4 px steps first: about 10 px and 5 degrees of reach */
+    refine_from(m->t, &m->tpl[probe.face], m->claim, (int16_t)n, &probe, 4.0, 2.0, 6);
+    resample_at(m, h, &probe.r_px);
+    if (!h->alive) continue;
+    /* at its own pose a real object explains nearly all it shows; a face
+     * pushed around until it fits part of something else does not */
+    if (well_explained(m, h) && h->best.score >= RESCUE_ACCEPT && !overlaps_card(m, h, acc, n) &&
+        outline_shows(m, h) && shows_card(m, h, (int16_t)n, refined, is_refined))
+      return order[k].i;
+  }
+  return -1;
 }
 
 /* The template grid of the hypothesis's size, -1 if none. */
@@ -853,6 +919,7 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
               * (its face cannot explain the carpet): not now */
           H[order[k].i].no_card = true;
       }
+    if (bi < 0) bi = rescue(&m, H, n_hyps, acc, n, order, &refined[n], &is_refined[n]);
     if (bi < 0) break;
     vis__object o = H[bi].best;
     acc[n] = o;
