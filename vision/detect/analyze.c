@@ -409,16 +409,17 @@ static tp_status build_result(const vis_analyzer *an, const vis__table *t,
 
 /* A card the matcher accepted that shows no card frame where it lies
  * alone (vis__face_fit_no_card): the matcher checks this before it
- * accepts a card; here again against the objects found below it. */
+ * accepts a card; here again against the objects found below it, and
+ * more strictly where what shows of it has the table's colours. */
 static bool no_card_frame(const vis_analyzer *an, const vis__table *t, const vis__object *obj,
-                          int n_obj, int i) {
+                          int n_obj, int i, double colour_share) {
   vis_rect others[64];
   int n = 0;
   for (int j = 0; j < n_obj && n < 64; j++)
     if (j != i) others[n++] = obj[j].r_px;
   vis__face_fit ff;
   vis__face_fit_measure(t, &an->tpl[obj[i].face], &obj[i], others, n, NULL, 0, &ff);
-  return vis__face_fit_no_card(&ff);
+  return vis__face_fit_no_card_on_table(&ff, colour_share);
 }
 
 /* A carpet found right under an object accepted before it, of the same
@@ -478,7 +479,7 @@ static tp_status drop_phantoms(const vis_analyzer *an, const vis__table *t, vis_
   kept = 0;
   for (int i = 0; i < n; i++) /* against the carpets kept, not the phantoms */
     drop[i] = an->tpl[obj[i].face].kind == VIS__FACE_TYPE &&
-              no_card_frame(an, t, obj, n, i);
+              no_card_frame(an, t, obj, n, i, cnt[i] >= 20 ? sup[i] : 1);
   for (int i = 0; i < n; i++) {
     if (drop[i]) continue;
     support[kept] = sup[i];

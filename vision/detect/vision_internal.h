@@ -242,6 +242,10 @@ void vis__face_fit_measure(const vis__table *t, const vis__template *tp, const v
 bool vis__face_fit_poor(const vis__face_fit *ff);
 /* No card frame and no card picture: a face fitted onto the table. */
 bool vis__face_fit_no_card(const vis__face_fit *ff);
+/* The same where the card's visible part shows the table's colours rather
+ * than its face's (colour_share: analyze.c's colour support): a stricter
+ * bar, as a face fitted onto a cloth of card colours explains more. */
+bool vis__face_fit_no_card_on_table(const vis__face_fit *ff, double colour_share);
 
 /* ---- worker threads (parallel.c) ---- */
 
