@@ -534,7 +534,7 @@ static void test_assumed_answer(void **state) {
   tp_error err;
   char line[256];
   wch *w = three_player_game(&s);
-  assert_false(wch_assumed_answer(w, line, sizeof line)); /* no question */
+  assert_false(wch_assumed_answer(w, NULL, line, sizeof line)); /* none */
   wch_obs o = layout_obs(12);
   add_carpet(&o, "blue", 90, 90, 0);
   add_carpet(&o, "green", 95, 95, 0);
@@ -543,9 +543,14 @@ static void test_assumed_answer(void **state) {
   wch_question q;
   assert_true(wch_question_pending(w, &q));
   assert_int_equal(q.kind, WCH_Q_REVEAL);
-  assert_true(wch_assumed_answer(w, line, sizeof line));
+  assert_true(wch_assumed_answer(w, NULL, line, sizeof line));
   assert_string_equal(line, "reveal ben=7 cleo=6");
-  assert_false(wch_assumed_answer(w, line, 8)); /* too small: not cut */
+  assert_false(wch_assumed_answer(w, NULL, line, 8)); /* too small */
+  /* the recorded line's genies where they are held (ben holds 4, cleo
+   * does not hold 8; anna is not in this contest) */
+  assert_true(wch_assumed_answer(w, "reveal anna=8 ben=4 cleo=8", line,
+                                 sizeof line));
+  assert_string_equal(line, "reveal ben=4 cleo=6");
   assert_int_equal(wch_answer(w, "reveal ben=7 cleo=6", &err), TP_OK);
   assert_non_null(strstr(s.log, "reveal 0 ben=7 cleo=6"));
   wch_destroy(w);

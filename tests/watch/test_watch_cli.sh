@@ -68,6 +68,16 @@ expect_out "No recorded answer fits this question; assumed: reveal "
 expect_out "Winner"
 [ "$(grep -c '^lamps' "$T/noreveal.t")" = "$(grep -c '^lamps' "$T/g/truth.transcript")" ] ||
   fail "the lamps answers were not kept for the lamps"
+# a recorded reveal naming one more player than the contest has (the eyes
+# missed a carpet): what fits of it is used, the game ends as the truth
+awk '/^reveal/ && !done { n = split("anna ben cleo", all, " ");
+       for (i = 1; i <= n; i++) if (index($0, all[i] "=") == 0) { $0 = $0 " " all[i] "=1"; break }
+       done = 1 } { print }' "$T/g/answers.txt" >"$T/extra.answers"
+expect_exit 0 "$TEPPICH" watch --observations "$T/g/obs.jsonl" --players $P --fast \
+  --answers "$T/extra.answers" --transcript "$T/extra.t"
+expect_out "No recorded answer fits this question; assumed: reveal "
+"$TEPPICH" score "$T/extra.t" | tail -n +2 >"$T/extra.score"
+cmp -s "$T/extra.score" "$T/truth.score" || fail "the fitting part of the reveal was not used"
 # answers run out, nobody at the terminal: exit 1, transcript resumable
 head -2 "$T/g/answers.txt" >"$T/short.answers"
 expect_exit 1 "$TEPPICH" watch --observations "$T/g/obs.jsonl" --players $P --fast \

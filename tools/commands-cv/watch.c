@@ -99,6 +99,7 @@ enum { VIS_MAX_CARDS_IN_OBS = 128 };
 
 typedef struct {
   options *o;
+  const ft_players *players;
   FILE *say_out;
   bool colour;
   FILE *events;
@@ -416,15 +417,23 @@ static bool names_other_question(const char *line, wch_question_kind kind) {
 /* A replay whose recorded answers no longer fit the game the eyes
  * followed goes on with an assumed answer (said as a warning; undo/give
  * correct it) instead of stopping: one wrong frame must not end a game. */
-static bool assume_answer(app *a) {
+static bool assume_answer(app *a, const char *recorded) {
   char line[512], text[700];
   tp_error err;
-  if (!wch_assumed_answer(a->w, line, sizeof line)) return false;
+  if (!wch_assumed_answer(a->w, recorded, line, sizeof line)) return false;
   snprintf(text, sizeof text, "No recorded answer fits this question; "
            "assumed: %s (undo or give correct it).", line);
   on_say(a, WCH_SAY_WARN, text);
   a->assumed++;
   return wch_answer(a->w, line, &err) == TP_OK;
+}
+
+/* The line is a reveal naming only players of this game. */
+static bool is_reveal_of_players(const app *a, const char *line) {
+  int genies[FT_MAX_PLAYERS];
+  tp_error err;
+  return ft_answer_reveal(a->players, line, genies, &err) ==
+         TP_OK;
 }
 
 /* Answers every waiting question: from --answers, else the terminal.
@@ -441,14 +450,20 @@ static bool answer_questions(app *a) {
         if (q.kind == WCH_Q_LAMPS) continue; /* a contest the eyes missed */
         a->answers_pos = pos; /* kept for its own question */
         a->answers_line = line_no;
-        if (!assume_answer(a)) return false;
+        if (!assume_answer(a, NULL)) return false;
         continue;
       }
       if (wch_answer(a->w, line, &err) != TP_OK) {
         a->answer_errors++;
         fprintf(stderr, "teppich: %s: line %d: '%s': %s\n", a->o->answers,
                 a->answers_line, line, err.text);
-      } /* the next line is tried */
+        /* a reveal of real players that does not fit (the eyes saw
+         * another contest, or the genies went elsewhere after one) was
+         * this contest's: what fits of it is used; else the next line */
+        if (q.kind == WCH_Q_REVEAL && is_reveal_of_players(a, line) &&
+            !assume_answer(a, line))
+          return false;
+      }
       publish_state(a);
       continue;
     }
@@ -1274,7 +1289,7 @@ static int start_or_resume(app *a, int64_t *skip_to) {
 
 static int play(options *o, const ft_rules *rules, const ft_players *players,
                 int first_layer) {
-  app a = {.o = o, .tfd = -1, .settle_frame = 0};
+  app a = {.o = o, .players = players, .tfd = -1, .settle_frame = 0};
   a.say_out = o->events && !strcmp(o->events, "-") ? stderr : stdout;
   const char *term = getenv("TERM");
   a.colour = isatty(fileno(a.say_out)) && !getenv("NO_COLOR") && term &&

@@ -173,12 +173,24 @@ tp_status wch_answer(wch *w, const char *line, tp_error *err) {
   return q.kind == WCH_Q_GENIES ? TP_OK : wch__after_answer(w, err);
 }
 
-bool wch_assumed_answer(const wch *w, char *line, size_t cap) {
+static bool holds(const ft_hand *h, int value) {
+  for (int i = 0; i < h->n; i++)
+    if (h->values[i] == value) return true;
+  return false;
+}
+
+bool wch_assumed_answer(const wch *w, const char *recorded, char *line,
+                        size_t cap) {
   wch_question q;
   if (!line || cap < 2 || !wch_question_pending(w, &q) ||
       q.kind == WCH_Q_GENIES)
     return false;
   bool reveal = q.kind == WCH_Q_REVEAL;
+  int said[FT_MAX_PLAYERS] = {0};
+  tp_error why;
+  if (!reveal || !recorded ||
+      ft_answer_reveal(&w->players, recorded, said, &why) != TP_OK)
+    memset(said, 0, sizeof said);
   int n = reveal ? q.n_players : w->players.n_players;
   size_t len = (size_t)snprintf(line, cap, reveal ? "reveal" : "lamps");
   for (int k = 0; k < n && len < cap; k++) {
@@ -186,6 +198,7 @@ bool wch_assumed_answer(const wch *w, char *line, size_t cap) {
     ft_hand h = ft_game_genies(w->game, p);
     for (int i = 0; reveal && i < h.n; i++)
       if (h.values[i] > value) value = h.values[i];
+    if (reveal && said[p] > 0 && holds(&h, said[p])) value = said[p];
     len += (size_t)snprintf(line + len, cap - len, " %s=%d",
                             w->players.players[p].name, value);
   }

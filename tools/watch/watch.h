@@ -183,10 +183,13 @@ tp_status wch_answer(wch *w, const char *line, tp_error *err);
 
 /* An answer for the pending question when nobody can give one (the
  * recorded answers of a replay no longer fit the game the eyes followed):
- * every player in a genie contest reveals their highest genie; no lamp is
- * spent as a palace. Written into line (an answer line for wch_answer);
- * false when nothing can be assumed (no question, or the genie deal). */
-bool wch_assumed_answer(const wch *w, char *line, size_t cap);
+ * every player in a genie contest reveals the genie the recorded reveal
+ * line `recorded` gives them if they hold it (NULL: none), else their
+ * highest; no lamp is spent as a palace. Written into line (an answer
+ * line for wch_answer); false when nothing can be assumed (no question,
+ * the genie deal, or line too small). */
+bool wch_assumed_answer(const wch *w, const char *recorded, char *line,
+                        size_t cap);
 
 /* Commands people give:
  *   undo               take back the last flight: its cards go back on the
