@@ -228,12 +228,56 @@ static void test_strip_under_carpet(void **state) {
   free_deck(&d);
 }
 
+/* The matcher sums 8-bit faces in integers and other templates (the
+ * layout reference's patches of the table: fractional Lab) in double.
+ * Faces nudged off the integers by under 1/100 must take the double path
+ * and come to the same decision, gain and offset within the nudge. */
+static void test_fractional_faces(void **state) {
+  (void)state;
+  deck d;
+  make_deck(&d);
+  vis__template frac[6];
+  for (int i = 0; i < 6; i++) {
+    frac[i] = d.tpl[i];
+    size_t n = 3 * (size_t)frac[i].w * (size_t)frac[i].h;
+    frac[i].lab = malloc(sizeof(float) * n);
+    assert_non_null(frac[i].lab);
+    for (size_t k = 0; k < n; k++) frac[i].lab[k] = d.tpl[i].lab[k] + 0.001f * (float)(k % 7);
+  }
+  vis_rect truth = card_at(250, 200, 35);
+  placed p = {&d.img[4], truth, true};
+  vis__table t;
+  make_table(&p, 1, &t);
+  vis_rect hyps[2] = {truth, truth};
+  hyps[1].center.y += 24;
+  vis__object *a = NULL, *b = NULL;
+  int na = 0, nb = 0;
+  assert_int_equal(vis__match(&t, d.tpl, 6, hyps, 2, &params, &a, &na, NULL), TP_OK);
+  assert_int_equal(vis__match(&t, frac, 6, hyps, 2, &params, &b, &nb, NULL), TP_OK);
+  assert_int_equal(na, 1);
+  assert_int_equal(nb, 1);
+  assert_int_equal(a[0].face, 4);
+  assert_int_equal(b[0].face, 4);
+  assert_int_equal(a[0].flipped, b[0].flipped);
+  assert_true(abs(a[0].explained - b[0].explained) <= 2);
+  for (int c = 0; c < 3; c++) {
+    assert_true(fabs(a[0].gain[c] - b[0].gain[c]) < 1e-3);
+    assert_true(fabs(a[0].offset[c] - b[0].offset[c]) < 0.05);
+  }
+  free(a);
+  free(b);
+  for (int i = 0; i < 6; i++) free(frac[i].lab);
+  free_table(&t);
+  free_deck(&d);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_template_build),
       cmocka_unit_test(test_both_turns),
       cmocka_unit_test(test_look_alikes),
       cmocka_unit_test(test_strip_under_carpet),
+      cmocka_unit_test(test_fractional_faces),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -161,14 +161,22 @@ typedef struct {
   v4i i, ii;
 } texel;
 
+/* The samples' Lab summed over list[0..n-1], in order, as fit_sums does. */
+static void sample_sums(const hyp *h, const int *list, int n, double so[3]) {
+  v4d s = {0, 0, 0, 0};
+  for (int q = 0; q < n; q++) s += __builtin_convertvector(load4(h->lab + 3 * list[q]), v4d);
+  for (int c = 0; c < 3; c++) so[c] = s[c];
+}
+
 /* The fit's sums over fit[0..n-1] (s[0..3]: o, f, f*f, o*f per channel):
  * those of the per-channel double loop, bit for bit. o and o*f in double
  * in sample order; f and f*f, when integral, in int32 per block of 64
- * samples (at most 64 * 255^2), else in double. Inline with a constant
- * `integral`: two loops without a test per sample. */
+ * samples (at most 64 * 255^2), else in double. with_o false: s[0] is
+ * left alone (the caller knows it). Inline with constant flags: loops
+ * without tests per sample. */
 static inline __attribute__((always_inline)) void
 fit_sums(const hyp *h, const texel *tpl, const int *tix, const int *fit, int n,
-         bool integral, double s[4][3]) {
+         bool integral, bool with_o, double s[4][3]) {
   v4d so = {0, 0, 0, 0}, sof = {0, 0, 0, 0}, sf = {0, 0, 0, 0}, sff = {0, 0, 0, 0};
   double sfi[3] = {0, 0, 0}, sffi[3] = {0, 0, 0};
   for (int q0 = 0; q0 < n; q0 += 64) {
@@ -178,7 +186,7 @@ fit_sums(const hyp *h, const texel *tpl, const int *tix, const int *fit, int n,
       int k = fit[q];
       const texel *t = &tpl[tix[k]];
       v4f o = load4(h->lab + 3 * k), of = o * t->f;
-      so += __builtin_convertvector(o, v4d);
+      if (with_o) so += __builtin_convertvector(o, v4d);
       sof += __builtin_convertvector(of, v4d);
       if (integral) {
         si += t->i, sii += t->ii;
@@ -191,11 +199,42 @@ fit_sums(const hyp *h, const texel *tpl, const int *tix, const int *fit, int n,
     for (int c = 0; c < 3; c++) sfi[c] += si[c], sffi[c] += sii[c];
   }
   for (int c = 0; c < 3; c++) {
-    s[0][c] = so[c];
+    if (with_o) s[0][c] = so[c];
     s[1][c] = integral ? sfi[c] : sf[c];
     s[2][c] = integral ? sffi[c] : sff[c];
     s[3][c] = sof[c];
   }
+}
+
+/* Residual of sample k: per channel |w o - (g f + off)|, lanes 0..2. */
+static inline v4f residual4(const hyp *h, const texel *tpl, const int *tix, int k, v4f w,
+                            v4f g, v4f off) {
+  return abs4(w * load4(h->lab + 3 * k) - (g * tpl[tix[k]].f + off));
+}
+
+/* Counts the samples mask[*q..] explained, four at a time while four are
+ * left before q1 (*q moves past them): the four residual vectors turned
+ * into L, a, b vectors, summed (L + a) + b per sample as the scalar
+ * code. */
+static int count4(const hyp *h, const texel *tpl, const int *tix, const int *mask, int *q,
+                  int q1, v4f w, v4f g, v4f off, float tau) {
+  const v4i lo = {0, 4, 1, 5}, hi = {2, 6, 3, 7}, first = {0, 1, 4, 5}, second = {2, 3, 6, 7};
+  const v4f t4 = {tau, tau, tau, tau};
+  v4i n = {0, 0, 0, 0};
+  int k = *q;
+  for (; k + 4 <= q1; k += 4) {
+    v4f d0 = residual4(h, tpl, tix, mask[k], w, g, off);
+    v4f d1 = residual4(h, tpl, tix, mask[k + 1], w, g, off);
+    v4f d2 = residual4(h, tpl, tix, mask[k + 2], w, g, off);
+    v4f d3 = residual4(h, tpl, tix, mask[k + 3], w, g, off);
+    v4f a01 = __builtin_shuffle(d0, d1, lo), a23 = __builtin_shuffle(d2, d3, lo);
+    v4f b01 = __builtin_shuffle(d0, d1, hi), b23 = __builtin_shuffle(d2, d3, hi);
+    v4f L = __builtin_shuffle(a01, a23, first), A = __builtin_shuffle(a01, a23, second);
+    v4f B = __builtin_shuffle(b01, b23, first);
+    n -= (L + A) + B < t4; /* -1 where explained */
+  }
+  *q = k;
+  return n[0] + n[1] + n[2] + n[3];
 }
 
 /* Fits gain/offset per channel over the samples fit[0..n_fit-1], then
@@ -203,17 +242,26 @@ fit_sums(const hyp *h, const texel *tpl, const int *tix, const int *fit, int n,
  * them in explained[] (by position in mask). Lists of sample indices,
  * increasing: no tests per sample in the inner loops. tix: each sample's
  * texel in the face (upright or turned); integral: the face's Lab is all
- * integers. give_up >= 0: stop and return -1 as soon as the count can no
- * longer exceed give_up (explained[] is then incomplete). */
+ * integers; so_fit: sample_sums of the fit list, or NULL. explained NULL:
+ * count only (four samples at a time). give_up >= 0: stop and return -1
+ * as soon as the count can no longer exceed give_up (explained[] is then
+ * incomplete). */
 static int fit_and_count(const hyp *h, const texel *tpl, bool integral, const int *tix,
-                         const int *fit, int n_fit, const int *mask, int n_mask,
-                         double tau, double gain[3], double offset[3],
+                         const int *fit, int n_fit, const double *so_fit, const int *mask,
+                         int n_mask, double tau, double gain[3], double offset[3],
                          uint8_t *explained, int give_up) {
   double sums[4][3];
-  if (integral)
-    fit_sums(h, tpl, tix, fit, n_fit, true, sums);
-  else
-    fit_sums(h, tpl, tix, fit, n_fit, false, sums);
+  if (so_fit) {
+    memcpy(sums[0], so_fit, sizeof sums[0]);
+    if (integral)
+      fit_sums(h, tpl, tix, fit, n_fit, true, false, sums);
+    else
+      fit_sums(h, tpl, tix, fit, n_fit, false, false, sums);
+  } else if (integral) {
+    fit_sums(h, tpl, tix, fit, n_fit, true, true, sums);
+  } else {
+    fit_sums(h, tpl, tix, fit, n_fit, false, true, sums);
+  }
   const double *so = sums[0], *sf = sums[1], *sff = sums[2], *sof = sums[3];
   for (int c = 0; c < 3; c++) {
     double n = fmax(n_fit, 1), mf = sf[c] / n, mo = so[c] / n;
@@ -237,12 +285,13 @@ static int fit_and_count(const hyp *h, const texel *tpl, bool integral, const in
   int count = 0;
   for (int q0 = 0; q0 < n_mask; q0 += 64) {
     if (give_up >= 0 && count + (n_mask - q0) <= give_up) return -1;
-    int q1 = q0 + 64 < n_mask ? q0 + 64 : n_mask;
-    for (int q = q0; q < q1; q++) {
-      int k = mask[q];
-      v4f d = abs4(w * load4(h->lab + 3 * k) - (g * tpl[tix[k]].f + off));
+    int q1 = q0 + 64 < n_mask ? q0 + 64 : n_mask, q = q0;
+    if (!explained)
+      count += count4(h, tpl, tix, mask, &q, q1, w, g, off, ftau);
+    for (; q < q1; q++) {
+      v4f d = residual4(h, tpl, tix, mask[q], w, g, off);
       bool yes = d[0] + d[1] + d[2] < ftau;
-      explained[q] = yes;
+      if (explained) explained[q] = yes;
       count += yes;
     }
   }
@@ -269,11 +318,13 @@ static inline bool is_free(const match_ctx *m, int pix) {
 }
 
 /* Lists in m->list the samples not claimed yet (of every stride-th one);
- * returns how many. */
-static int free_samples(const match_ctx *m, const hyp *h, int stride) {
+ * returns how many. so: their Lab summed (sample_sums), for every face's
+ * fit on that list. */
+static int free_samples(const match_ctx *m, const hyp *h, int stride, double so[3]) {
   int valid = 0;
   for (int k = 0; k < h->n; k += stride)
     if (is_free(m, h->pix[k])) m->list[valid++] = k;
+  sample_sums(h, m->list, valid, so);
   return valid;
 }
 
@@ -282,8 +333,8 @@ static int free_samples(const match_ctx *m, const hyp *h, int stride) {
  * ranking faces; free_samples was called with that stride). The last
  * count gives up (explained -1) once it can no longer come to more than
  * give_up samples (-1: never). */
-static void score_face(const match_ctx *m, const hyp *h, int valid, int f,
-                       bool flipped, bool coarse, int give_up, vis__object *o) {
+static void score_face(const match_ctx *m, const hyp *h, int valid, const double so[3],
+                       int f, bool flipped, bool coarse, int give_up, vis__object *o) {
   memset(o, 0, sizeof *o);
   o->r_px = h->r;
   o->face = f;
@@ -296,8 +347,9 @@ static void score_face(const match_ctx *m, const hyp *h, int valid, int f,
   const texel *tpl = m->tex[f];
   const int *tix = flipped ? h->tixf : h->tix;
   bool integral = m->integral[f];
-  int n1 = fit_and_count(h, tpl, integral, tix, m->list, valid, m->list, valid, m->mp->tau,
-                         o->gain, o->offset, m->expl, coarse ? give_up : -1);
+  int n1 = fit_and_count(h, tpl, integral, tix, m->list, valid, so, m->list, valid,
+                         m->mp->tau, o->gain, o->offset, coarse ? NULL : m->expl,
+                         coarse ? give_up : -1);
   if (n1 < 0) {
     o->explained = -1;
     return;
@@ -307,8 +359,8 @@ static void score_face(const match_ctx *m, const hyp *h, int valid, int f,
     int n_ok = 0;
     for (int q = 0; q < valid; q++)
       if (m->expl[q]) m->ok[n_ok++] = m->list[q];
-    n1 = fit_and_count(h, tpl, integral, tix, m->ok, n_ok, m->list, valid, m->mp->tau, o->gain,
-                       o->offset, m->expl, give_up);
+    n1 = fit_and_count(h, tpl, integral, tix, m->ok, n_ok, NULL, m->list, valid, m->mp->tau,
+                       o->gain, o->offset, NULL, give_up);
   }
   o->explained = n1;
   o->score = (double)n1 / valid;
@@ -320,14 +372,15 @@ static void score_face(const match_ctx *m, const hyp *h, int valid, int f,
  * out: earlier faces win ties), so its count stops as soon as it cannot. */
 static void rank_faces(const match_ctx *m, hyp *h) {
   h->n_cand = 0;
-  int valid = free_samples(m, h, COARSE_STRIDE);
+  double so[3];
+  int valid = free_samples(m, h, COARSE_STRIDE, so);
   for (int f = 0; f < m->n_tpl; f++) {
     const vis__template *tp = &m->tpl[f];
     if (tp->w != h->tw || tp->h != h->th) continue;
     for (int fl = 0; fl < 2; fl++) {
       vis__object o;
       int give_up = h->n_cand == HYP_CANDS ? h->cand_expl[HYP_CANDS - 1] : -1;
-      score_face(m, h, valid, f, fl, true, give_up, &o);
+      score_face(m, h, valid, so, f, fl, true, give_up, &o);
       if (o.explained < 0) continue;
       int pos = h->n_cand < HYP_CANDS ? h->n_cand++ : HYP_CANDS;
       while (pos > 0 && h->cand_expl[pos - 1] < o.explained) {
@@ -380,7 +433,8 @@ static void score_hyp(const match_ctx *m, hyp *h) {
   best.face = -1;
   runner.face = -1;
   int second = 0, second_face = -1;
-  int valid = free_samples(m, h, 1);
+  double so[3];
+  int valid = free_samples(m, h, 1, so);
   h->free_n = valid;
   h->free_object = 0;
   int W = m->t->lab.width;
@@ -397,7 +451,7 @@ static void score_hyp(const match_ctx *m, hyp *h) {
                   : m->tpl[best.face].index == m->tpl[f].index ? best.explained
                                                                  : second;
     vis__object o;
-    score_face(m, h, valid, f, h->cand_flip[c], false, give_up, &o);
+    score_face(m, h, valid, so, f, h->cand_flip[c], false, give_up, &o);
     if (o.explained < 0) continue;
     if (best.face < 0 || o.explained > best.explained) {
       if (best.face >= 0 && m->tpl[best.face].index != m->tpl[f].index) {
@@ -656,13 +710,14 @@ static void log_objects(match_ctx *m, const vis__object *acc, int n) {
       continue;
     }
     m->self = (int16_t)i;
-    int valid = free_samples(m, &h, 1);
+    double so[3];
+    int valid = free_samples(m, &h, 1, so);
     fprintf(m->mp->log, "object %d face %d flip %d at %.0f %.0f:", i, acc[i].face,
             acc[i].flipped, acc[i].r_px.center.x, acc[i].r_px.center.y);
     for (int f = 0; f < m->n_tpl; f++)
       for (int fl = 0; fl < 2; fl++) {
         vis__object o;
-        score_face(m, &h, valid, f, fl, false, -1, &o);
+        score_face(m, &h, valid, so, f, fl, false, -1, &o);
         fprintf(m->mp->log, " %d%c:%d/%d", f, fl ? 'f' : 'u', o.explained, o.valid);
       }
     fprintf(m->mp->log, "\n");
