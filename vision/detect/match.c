@@ -218,7 +218,6 @@ static inline v4f residual4(const hyp *h, const texel *tpl, const int *tix, int 
  * code. */
 static int count4(const hyp *h, const texel *tpl, const int *tix, const int *mask, int *q,
                   int q1, v4f w, v4f g, v4f off, float tau) {
-  const v4i lo = {0, 4, 1, 5}, hi = {2, 6, 3, 7}, first = {0, 1, 4, 5}, second = {2, 3, 6, 7};
   const v4f t4 = {tau, tau, tau, tau};
   v4i n = {0, 0, 0, 0};
   int k = *q;
@@ -227,10 +226,14 @@ static int count4(const hyp *h, const texel *tpl, const int *tix, const int *mas
     v4f d1 = residual4(h, tpl, tix, mask[k + 1], w, g, off);
     v4f d2 = residual4(h, tpl, tix, mask[k + 2], w, g, off);
     v4f d3 = residual4(h, tpl, tix, mask[k + 3], w, g, off);
-    v4f a01 = __builtin_shuffle(d0, d1, lo), a23 = __builtin_shuffle(d2, d3, lo);
-    v4f b01 = __builtin_shuffle(d0, d1, hi), b23 = __builtin_shuffle(d2, d3, hi);
-    v4f L = __builtin_shuffle(a01, a23, first), A = __builtin_shuffle(a01, a23, second);
-    v4f B = __builtin_shuffle(b01, b23, first);
+    /* GCC >= 12 and Clang both know __builtin_shufflevector */
+    v4f a01 = __builtin_shufflevector(d0, d1, 0, 4, 1, 5); /* L0 L1 a0 a1 */
+    v4f a23 = __builtin_shufflevector(d2, d3, 0, 4, 1, 5); /* L2 L3 a2 a3 */
+    v4f b01 = __builtin_shufflevector(d0, d1, 2, 6, 3, 7); /* b0 b1 .. */
+    v4f b23 = __builtin_shufflevector(d2, d3, 2, 6, 3, 7);
+    v4f L = __builtin_shufflevector(a01, a23, 0, 1, 4, 5);
+    v4f A = __builtin_shufflevector(a01, a23, 2, 3, 6, 7);
+    v4f B = __builtin_shufflevector(b01, b23, 0, 1, 4, 5);
     n -= (L + A) + B < t4; /* -1 where explained */
   }
   *q = k;
