@@ -3,7 +3,7 @@
  * never a test: nothing is asserted).
  *
  *     vt_ref_eval [--seed N] [--count N] [--difficulty easy|normal|hard|all]
- *                 [--layout-analysis] [--verbose]
+ *                 [--layout-analysis] [--no-bare-table] [--verbose]
  *
  * Per seed: the random scene of tools/render (a layout with carpets thrown
  * on it) is the flight frame; the same scene without carpets is the layout
@@ -150,7 +150,7 @@ static void print_tally(const char *level, const char *name, const tally *t) {
 typedef struct {
   an_scenes *sc;
   vis_analyzer *an;
-  bool layout_analysis, verbose;
+  bool layout_analysis, verbose, no_bare;
 } ctx;
 
 static int gone_count(const vis_result *r) {
@@ -249,6 +249,8 @@ static tp_status one_flight(ctx *c, rnd_difficulty level, unsigned long seed,
     n = c->layout_analysis ? analysed_cards(c->an, &limg, &map, &layout, cards)
                            : truth_cards(&layout, cards);
   if (!st) st = vis_reference_add_cards(ref, c->an, &limg, &map, cards, n, err);
+  if (!st && !c->no_bare)
+    st = vis_reference_set_table(ref, c->an, &limg, &map, err);
   vis_result r;
   if (!st) st = vis_analyze_with_reference(c->an, ref, &fimg, &map, &r, err);
   if (!st) {
@@ -284,10 +286,12 @@ int main(int argc, char **argv) {
       c.layout_analysis = true;
     else if (!strcmp(argv[i], "--verbose"))
       c.verbose = true;
+    else if (!strcmp(argv[i], "--no-bare-table"))
+      c.no_bare = true;
     else {
       fprintf(stderr, "usage: vt_ref_eval [--seed N] [--count N] [--difficulty "
                       "easy|normal|hard|all] "
-                      "[--layout-analysis] [--verbose]\n");
+                      "[--layout-analysis] [--no-bare-table] [--verbose]\n");
       return 2;
     }
   }

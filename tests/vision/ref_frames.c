@@ -7,8 +7,10 @@
  * card it identified becomes the reference; each frame is then analysed
  * against it with that frame's own markers, and every card (gone, visible
  * fraction, uncertain) and carpet (colour, centre, the cards it lies on)
- * is printed. */
+ * is printed. The layout photo is the bare table too
+ * (vis_reference_set_table), unless REF_NO_BARE is set. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
@@ -66,6 +68,9 @@ int main(int argc, char **argv) {
   if (!st)
     st = vis_reference_add_cards(ref, an_session_analyzer(s), &lay.photo,
                                  &lay.map, cards, n, &err);
+  if (!st && !getenv("REF_NO_BARE")) /* the layout frame: no carpet */
+    st = vis_reference_set_table(ref, an_session_analyzer(s), &lay.photo,
+                                 &lay.map, &err);
   if (!st) print_result(argv[1], &lay.vis);
   for (int f = 2; !st && f < argc; f++) {
     tp_image img = {0};

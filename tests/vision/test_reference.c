@@ -118,6 +118,10 @@ static int setup(void **state) {
                                            f->cards, N_LAYOUT, &err),
                    TP_OK);
   assert_int_equal(vis_reference_card_count(f->ref), N_LAYOUT);
+  /* the layout frame is the bare table: carpets are searched where the
+   * flight frames differ from it */
+  assert_int_equal(
+      vis_reference_set_table(f->ref, f->an, &f->layout_img, &map, &err), TP_OK);
   *state = f;
   return 0;
 }
@@ -356,6 +360,43 @@ static void test_cards_taken(void **state) {
 
 /* ------------------------------------------------------ robustness */
 
+/* The bare table: bad arguments are errors that change nothing; set
+ * again, it replaces the old one; a reference without cards but with a
+ * bare table analyses a carpet on the table. */
+static void test_bare_table(void **state) {
+  fixture *f = *state;
+  tp_error err;
+  vis_table_map map = map_of(&f->layout);
+  vis_reference *ref;
+  assert_int_equal(vis_reference_create(&ref, &err), TP_OK);
+  assert_int_not_equal(
+      vis_reference_set_table(NULL, f->an, &f->layout_img, &map, &err), TP_OK);
+  assert_int_not_equal(
+      vis_reference_set_table(ref, NULL, &f->layout_img, &map, &err), TP_OK);
+  assert_int_not_equal(vis_reference_set_table(ref, f->an, NULL, &map, &err),
+                       TP_OK);
+  assert_int_not_equal(
+      vis_reference_set_table(ref, f->an, &f->layout_img, NULL, &err), TP_OK);
+  for (int k = 0; k < 2; k++)
+    assert_int_equal(
+        vis_reference_set_table(ref, f->an, &f->layout_img, &map, &err), TP_OK);
+  rnd_scene s = f->layout;
+  add_carpet(&s, "yellow", 420, 300, 15, 1000);
+  tp_image img = {0};
+  render(f, &s, &img);
+  vis_result r;
+  assert_int_equal(vis_analyze_with_reference(f->an, ref, &img, &map, &r, &err),
+                   TP_OK);
+  assert_int_equal(r.n_cards, 0);
+  assert_int_equal(r.n_carpets, 1);
+  assert_string_equal(r.carpets[0].colour, "yellow");
+  assert_true(hypot(r.carpets[0].rect.center.x - 420,
+                    r.carpets[0].rect.center.y - 300) < 4);
+  vis_result_free(&r);
+  tp_image_free(&img);
+  vis_reference_destroy(ref);
+}
+
 static void test_null_arguments(void **state) {
   fixture *f = *state;
   tp_error err;
@@ -561,6 +602,7 @@ int main(void) {
       cmocka_unit_test(test_lookalikes_under_carpets),
       cmocka_unit_test(test_carpet_free_frame),
       cmocka_unit_test(test_cards_taken),
+      cmocka_unit_test(test_bare_table),
       cmocka_unit_test(test_null_arguments),
       cmocka_unit_test(test_empty_reference),
       cmocka_unit_test(test_bad_cards_add_nothing),

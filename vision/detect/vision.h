@@ -241,6 +241,16 @@ tp_status vis_reference_add_cards(vis_reference *ref, vis_analyzer *an,
                                   const vis_card *cards, int n, tp_error *err);
 int vis_reference_card_count(const vis_reference *ref); /* 0 for NULL */
 
+/* Optional, for speed: the table with no carpet on it (the layout
+ * frame, or a later frame with no carpet and no hand in view). Flight
+ * frames are then searched for carpets only where they differ from it (5
+ * mm cells, after the frame's overall light change is taken out); without
+ * it the whole table is searched. Calling again replaces it (cards taken
+ * since then only cost time until then: their place shows as changed). */
+tp_status vis_reference_set_table(vis_reference *ref, vis_analyzer *an,
+                                  const tp_image *rgb, const vis_table_map *map,
+                                  tp_error *err);
+
 /* Forgets card i (taken away); indices of the others stay stable (the
  * slot is marked empty). Out of range: nothing happens. */
 void vis_reference_remove_card(vis_reference *ref, int i);
