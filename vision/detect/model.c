@@ -25,7 +25,7 @@ static void add_histogram(const tp_image *lab, float *hist, double weight) {
 }
 
 /* Spreads each bin to its neighbours (lighting and print tolerance). */
-static void smooth_histogram(float *h) {
+void vis__smooth_histogram(float *h) {
   static const int lb = VIS__LBINS, ab = VIS__ABINS;
   float *tmp = malloc(sizeof(float) * VIS__NBINS);
   if (!tmp) return;
@@ -72,7 +72,7 @@ tp_status vis__object_model_build(const vis_deck *deck, float *hist,
     tp_image_free(&lab);
     if (st) return st;
   }
-  smooth_histogram(hist);
+  vis__smooth_histogram(hist);
   return TP_OK;
 }
 
@@ -162,8 +162,16 @@ tp_status vis__face_histogram(const tp_image *face, float *hist, tp_error *err) 
   tp_status st = cvw_rgb_to_lab(face, &lab, err);
   if (!st) add_histogram(&lab, hist, 1.0);
   tp_image_free(&lab);
-  if (!st) smooth_histogram(hist);
+  if (!st) vis__smooth_histogram(hist);
   return st;
+}
+
+/* The axis-aligned box around frame f grown by `grow`, padded by a pixel:
+ * a point outside it is outside the grown frame (vis__frame_contains). */
+static void frame_box(const vis__frame *f, double grow, double box[4]) {
+  double ex = fabs(f->c) * (f->hh + grow) + fabs(f->s) * (f->hw + grow) + 1;
+  double ey = fabs(f->s) * (f->hh + grow) + fabs(f->c) * (f->hw + grow) + 1;
+  box[0] = f->cx - ex, box[1] = f->cy - ey, box[2] = f->cx + ex, box[3] = f->cy + ey;
 }
 
 void vis__background_histogram(const vis__table *t, const vis_rect *objs, int n,
@@ -171,19 +179,30 @@ void vis__background_histogram(const vis__table *t, const vis_rect *objs, int n,
   memset(hist, 0, sizeof(float) * VIS__NBINS);
   double total = 0, margin = 3 * t->px_per_mm;
   vis__frame fr[64];
+  double box[64][4];
   if (n > 64) n = 64;
-  for (int k = 0; k < n; k++) fr[k] = vis__frame_of(&objs[k]);
+  for (int k = 0; k < n; k++) {
+    fr[k] = vis__frame_of(&objs[k]);
+    frame_box(&fr[k], margin, box[k]);
+  }
   for (int y = 0; y < t->lab.height; y += 3) {
+    /* only the objects whose box reaches this row are asked */
+    int row[64], n_row = 0;
+    for (int k = 0; k < n; k++)
+      if (y >= box[k][1] && y <= box[k][3]) row[n_row++] = k;
     const uint8_t *p = tp_image_row(&t->lab, y), *q = tp_image_row(&t->rgb, y);
     for (int x = 0; x < t->lab.width; x += 3) {
       if (!(q[3 * x] | q[3 * x + 1] | q[3 * x + 2])) continue; /* not seen */
       bool inside = false;
-      for (int k = 0; k < n && !inside; k++) inside = vis__frame_contains(&fr[k], x, y, margin);
+      for (int i = 0; i < n_row && !inside; i++) {
+        int k = row[i];
+        inside = x >= box[k][0] && x <= box[k][2] && vis__frame_contains(&fr[k], x, y, margin);
+      }
       if (inside) continue;
       hist[vis__bin(p + 3 * x)] += 1;
       total += 1;
     }
   }
   for (int k = 0; k < VIS__NBINS; k++) hist[k] = (float)(hist[k] / fmax(total, 1));
-  smooth_histogram(hist);
+  vis__smooth_histogram(hist);
 }

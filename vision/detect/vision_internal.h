@@ -131,6 +131,9 @@ static inline bool vis__frame_contains(const vis__frame *f, double x, double y, 
 
 /* One face's colours (VIS__NBINS floats, smoothed, sum 1). */
 tp_status vis__face_histogram(const tp_image *face, float *hist, tp_error *err);
+/* Spreads each bin of a VIS__NBINS histogram to its neighbours (lighting
+ * and print tolerance), in place. */
+void vis__smooth_histogram(float *h);
 /* The colours of the table where no object lies (objs: table pixels, 3 mm
  * kept clear around each), smoothed, sum 1 (0 everywhere if none shows). */
 void vis__background_histogram(const vis__table *t, const vis_rect *objs, int n,

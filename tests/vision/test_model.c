@@ -1,0 +1,92 @@
+/* model.c: the table's own colours (vis__background_histogram) must be
+ * exactly what testing every sample against every object gives: the row
+ * boxes only skip objects that cannot contain the sample. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "vision_internal.h"
+
+/* The plain loop: every 3rd pixel each way, seen, outside every object
+ * grown by 3 mm, then smoothed and normalised as model.c does. */
+static void background_plain(const vis__table *t, const vis_rect *objs, int n, float *hist) {
+  memset(hist, 0, sizeof(float) * VIS__NBINS);
+  double total = 0, margin = 3 * t->px_per_mm;
+  for (int y = 0; y < t->lab.height; y += 3) {
+    const uint8_t *p = tp_image_row(&t->lab, y), *q = tp_image_row(&t->rgb, y);
+    for (int x = 0; x < t->lab.width; x += 3) {
+      if (!(q[3 * x] | q[3 * x + 1] | q[3 * x + 2])) continue;
+      bool inside = false;
+      for (int k = 0; k < n && !inside; k++) {
+        vis__frame f = vis__frame_of(&objs[k]);
+        inside = vis__frame_contains(&f, x, y, margin);
+      }
+      if (inside) continue;
+      hist[vis__bin(p + 3 * x)] += 1;
+      total += 1;
+    }
+  }
+  for (int k = 0; k < VIS__NBINS; k++) hist[k] = (float)(hist[k] / fmax(total, 1));
+  vis__smooth_histogram(hist);
+}
+
+/* A table of random colours (some pixels unseen: black) at 2 px/mm. */
+static void random_table(vis__table *t, int w, int h, unsigned *seed) {
+  memset(t, 0, sizeof *t);
+  t->px_per_mm = 2;
+  assert_int_equal(tp_image_alloc(&t->rgb, w, h, 3), TP_OK);
+  assert_int_equal(tp_image_alloc(&t->lab, w, h, 3), TP_OK);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < 3 * w; x++) {
+      tp_image_row(&t->lab, y)[x] = (uint8_t)rand_r(seed);
+      tp_image_row(&t->rgb, y)[x] = rand_r(seed) % 50 ? 1 + (uint8_t)(rand_r(seed) % 255) : 0;
+    }
+}
+
+static double uniform(unsigned *seed, double lo, double hi) {
+  return lo + (hi - lo) * (rand_r(seed) / (double)RAND_MAX);
+}
+
+static void test_background_equals_plain_loop(void **state) {
+  (void)state;
+  unsigned seed = 7;
+  vis__table t;
+  random_table(&t, 331, 257, &seed);
+  float *fast = malloc(sizeof(float) * VIS__NBINS), *plain = malloc(sizeof(float) * VIS__NBINS);
+  assert_non_null(fast);
+  assert_non_null(plain);
+  for (int round = 0; round < 40; round++) {
+    vis_rect objs[70];
+    int n = round == 0 ? 0 : round < 35 ? 1 + rand_r(&seed) % 20 : 70; /* > 64: the first 64 */
+    for (int k = 0; k < n; k++) {
+      /* some half off the table, some tiny, any angle, some exactly on
+       * sample rows and columns (the box edges) */
+      objs[k].center.x = round % 3 ? uniform(&seed, -40, 370) : 3 * (rand_r(&seed) % 110);
+      objs[k].center.y = round % 3 ? uniform(&seed, -40, 300) : 3 * (rand_r(&seed) % 85);
+      objs[k].w = uniform(&seed, 1, 120);
+      objs[k].h = uniform(&seed, objs[k].w, 180);
+      objs[k].angle_deg = round % 4 ? uniform(&seed, -180, 180) : 90 * (rand_r(&seed) % 4);
+    }
+    vis__background_histogram(&t, objs, n, fast);
+    background_plain(&t, objs, n > 64 ? 64 : n, plain);
+    assert_memory_equal(fast, plain, sizeof(float) * VIS__NBINS);
+  }
+  free(fast);
+  free(plain);
+  tp_image_free(&t.rgb);
+  tp_image_free(&t.lab);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_background_equals_plain_loop),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
