@@ -659,6 +659,32 @@ static double pose_cost(const vis__table *t, const vis__template *tp,
   return n ? sum / n : 1e9;
 }
 
+/* The costs a pose search has measured, by pose and stride: coordinate
+ * descent comes back to poses it measured (the reverse of its last move;
+ * a round's start with the stride of the round before). pose_cost is a
+ * function of the pose and stride alone during one search (the claims do
+ * not change), so a remembered cost is the value it would compute. */
+enum { POSE_MEMO = 16 };
+typedef struct {
+  double key[POSE_MEMO][4]; /* centre x, y, angle, stride */
+  double cost[POSE_MEMO];
+  int n, next;
+} pose_memo;
+
+static double memo_cost(pose_memo *pm, const vis__table *t, const vis__template *tp,
+                        const int16_t *claim, int16_t self, const vis__object *o,
+                        const vis_rect *r, int stride) {
+  const double key[4] = {r->center.x, r->center.y, r->angle_deg, stride};
+  for (int i = 0; i < pm->n; i++)
+    if (!memcmp(pm->key[i], key, sizeof key)) return pm->cost[i];
+  double c = pose_cost(t, tp, claim, self, o, r, stride);
+  memcpy(pm->key[pm->next], key, sizeof key);
+  pm->cost[pm->next] = c;
+  pm->next = (pm->next + 1) % POSE_MEMO;
+  if (pm->n < POSE_MEMO) pm->n++;
+  return c;
+}
+
 /* Pose search: coordinate descent on the face misfit, with steps in
  * position (pixels) and angle (degrees) halved each round, from step0 and
  * astep0; the last two rounds on every sample. */
@@ -667,10 +693,11 @@ static void refine_from(const vis__table *t, const vis__template *tp, const int1
                         int rounds) {
   vis_rect best = o->r_px;
   double step = step0, astep = astep0;
+  pose_memo pm = {.n = 0, .next = 0};
   for (int round = 0; round < rounds; round++) {
     /* the coarse steps on every 2nd sample each way: a quarter the work */
     int stride = round < rounds - 2 ? 2 : 1;
-    double cost = pose_cost(t, tp, claim, self, o, &best, stride);
+    double cost = memo_cost(&pm, t, tp, claim, self, o, &best, stride);
     bool moved = true;
     for (int it = 0; moved && it < 6; it++) {
       moved = false;
@@ -681,7 +708,7 @@ static void refine_from(const vis__table *t, const vis__template *tp, const int1
         r.center.x += d[k][0];
         r.center.y += d[k][1];
         r.angle_deg += d[k][2];
-        double c = pose_cost(t, tp, claim, self, o, &r, stride);
+        double c = memo_cost(&pm, t, tp, claim, self, o, &r, stride);
         if (c < cost) cost = c, best = r, moved = true;
       }
     }
