@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "cvw.h"
 #include "vision_internal.h"
 
 /* A photo whose red channel is x and green channel is y (both < 256):
@@ -119,11 +120,55 @@ static void test_thread_setting_checked(void **state) {
   vis_deck_destroy(deck);
 }
 
+/* cvw_box_blur_rows: bands of rows (any split, one row each too) give
+ * the whole image's blur byte for byte, the rows at the image's edges
+ * included; bad arguments are refused. */
+static void test_blur_bands_equal_whole(void **state) {
+  (void)state;
+  tp_image src = {0}, whole = {0}, bands = {0};
+  assert_int_equal(tp_image_alloc(&src, 203, 157, 3), TP_OK);
+  assert_int_equal(tp_image_alloc(&whole, 203, 157, 3), TP_OK);
+  assert_int_equal(tp_image_alloc(&bands, 203, 157, 3), TP_OK);
+  unsigned v = 12345;
+  for (int y = 0; y < src.height; y++)
+    for (int x = 0; x < 3 * src.width; x++) {
+      v = v * 1103515245u + 12345u;
+      tp_image_row(&src, y)[x] = (uint8_t)(v >> 16);
+    }
+  for (int radius = 1; radius <= 3; radius++) {
+    for (int y = 0; y < src.height; y++)
+      memcpy(tp_image_row(&whole, y), tp_image_row(&src, y), (size_t)src.width * 3);
+    assert_int_equal(cvw_box_blur(&whole, radius, NULL), TP_OK);
+    const int cuts[][5] = {{0, 1, 2, 156, 157}, {0, 13, 40, 100, 157}, {0, 78, 79, 80, 157}};
+    for (int c = 0; c < 3; c++) {
+      memset(bands.data, 0, (size_t)bands.stride * (size_t)bands.height);
+      for (int k = 0; k < 4; k++)
+        assert_int_equal(cvw_box_blur_rows(&src, &bands, radius, cuts[c][k], cuts[c][k + 1], NULL),
+                         TP_OK);
+      for (int y = 0; y < src.height; y++)
+        assert_memory_equal(tp_image_row(&whole, y), tp_image_row(&bands, y), (size_t)src.width * 3);
+    }
+    for (int y = 0; y < src.height; y++) /* row by row */
+      assert_int_equal(cvw_box_blur_rows(&src, &bands, radius, y, y + 1, NULL), TP_OK);
+    for (int y = 0; y < src.height; y++)
+      assert_memory_equal(tp_image_row(&whole, y), tp_image_row(&bands, y), (size_t)src.width * 3);
+  }
+  tp_error err;
+  assert_int_not_equal(cvw_box_blur_rows(&src, &src, 2, 0, 10, &err), TP_OK);
+  assert_int_not_equal(cvw_box_blur_rows(&src, &bands, 2, 10, 10, &err), TP_OK);
+  assert_int_not_equal(cvw_box_blur_rows(&src, &bands, 2, -1, 10, &err), TP_OK);
+  assert_int_not_equal(cvw_box_blur_rows(&src, &bands, 2, 0, 158, &err), TP_OK);
+  tp_image_free(&src);
+  tp_image_free(&whole);
+  tp_image_free(&bands);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_positions_follow_the_map),
       cmocka_unit_test(test_threads_give_the_same_image),
       cmocka_unit_test(test_thread_setting_checked),
+      cmocka_unit_test(test_blur_bands_equal_whole),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -291,6 +291,13 @@ tp_status cvw_resize(const tp_image *src, tp_image *dst, tp_error *err);
  * of an 8-bit image (any channels). */
 tp_status cvw_box_blur(tp_image *img, int radius, tp_error *err);
 
+/* Rows y0..y1-1 of cvw_box_blur(src) written to the same rows of dst (the
+ * same size and channels, not src): neighbouring rows are read from src,
+ * borders replicated at the image's edges only, so bands of rows give the
+ * whole image's result (workers may each do a band). */
+tp_status cvw_box_blur_rows(const tp_image *src, tp_image *dst, int radius, int y0, int y1,
+                            tp_error *err);
+
 /* In-place box filter (mean over a (2r+1)^2 window, borders replicated) of
  * a float plane with `stride` floats per row. */
 tp_status cvw_box_blur_f32(float *data, int width, int height, int stride,

@@ -167,6 +167,24 @@ extern "C" tp_status cvw_box_blur(tp_image *img, int radius, tp_error *err) {
   });
 }
 
+extern "C" tp_status cvw_box_blur_rows(const tp_image *src, tp_image *dst, int radius, int y0,
+                                       int y1, tp_error *err) {
+  return cvw__guard(err, "blur", [&]() -> tp_status {
+    if (!cvw__image_valid(src) || !cvw__image_valid(dst) || radius < 0 ||
+        src->width != dst->width || src->height != dst->height ||
+        src->channels != dst->channels || src->data == dst->data || y0 < 0 || y1 > src->height ||
+        y0 >= y1)
+      return tp_error_set(err, TP_ERR_INVALID, "blur: bad images or rows");
+    /* a view of the rows inside the whole image: OpenCV reads the rows
+     * around it as the neighbours they are (no BORDER_ISOLATED) */
+    cv::Rect band(0, y0, src->width, y1 - y0);
+    cv::Mat in = cvw__mat_view(src)(band), out = cvw__mat_view(dst)(band);
+    cv::blur(in, out, cv::Size(2 * radius + 1, 2 * radius + 1), cv::Point(-1, -1),
+             cv::BORDER_REPLICATE);
+    return TP_OK;
+  });
+}
+
 extern "C" tp_status cvw_remap(const tp_image *src, const float *map_x,
                                const float *map_y, tp_image *dst, tp_error *err) {
   return cvw__guard(err, "remap", [&]() -> tp_status {

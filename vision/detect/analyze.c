@@ -135,6 +135,35 @@ static void table_free(vis__table *t) {
   tp_image_free(&t->smooth);
 }
 
+/* The smooth image (lab blurred to about a millimetre) in bands of rows
+ * on the workers: each band reads lab around it and writes only its rows
+ * of smooth (cvw_box_blur_rows), the whole image's blur byte for byte. */
+enum { SMOOTH_BAND = 64 };
+typedef struct {
+  vis__table *t;
+  int radius;
+  tp_status *st; /* per band */
+} smooth_job;
+
+static void smooth_band(void *ctx, int worker, int item) {
+  const smooth_job *j = ctx;
+  int y0 = item * SMOOTH_BAND, y1 = y0 + SMOOTH_BAND;
+  if (y1 > j->t->lab.height) y1 = j->t->lab.height;
+  j->st[item] = cvw_box_blur_rows(&j->t->lab, &j->t->smooth, j->radius, y0, y1, NULL);
+}
+
+static tp_status smooth_table(vis__table *t, int radius, tp_error *err) {
+  int bands = (t->lab.height + SMOOTH_BAND - 1) / SMOOTH_BAND;
+  tp_status *st = calloc((size_t)bands, sizeof *st);
+  if (!st) return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the table image");
+  smooth_job job = {t, radius, st};
+  vis__parallel_for(t->threads, bands, smooth_band, &job);
+  tp_status first = TP_OK;
+  for (int i = 0; i < bands && !first; i++) first = st[i];
+  free(st);
+  return first ? tp_error_set(err, first, "could not smooth the table image") : TP_OK;
+}
+
 /* The rectified table: the map's area at px_per_mm, in RGB and Lab. */
 static tp_status rectify(const vis_analyzer *an, const tp_image *rgb,
                          const vis_table_map *map, vis__table *t, tp_error *err) {
@@ -147,15 +176,12 @@ static tp_status rectify(const vis_analyzer *an, const tp_image *rgb,
   t->px_per_mm = s;
   t->x0_mm = x0;
   t->y0_mm = y0;
+  t->threads = an->s.threads;
   if (tp_image_alloc(&t->rgb, w, h, 3) || tp_image_alloc(&t->lab, w, h, 3) ||
       tp_image_alloc(&t->object, w, h, 1) || tp_image_alloc(&t->smooth, w, h, 3))
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the table image");
   tp_status st = vis__rectify(rgb, map, an->s.threads, t, err);
-  if (!st) {
-    for (int y = 0; y < h; y++)
-      memcpy(tp_image_row(&t->smooth, y), tp_image_row(&t->lab, y), (size_t)w * 3);
-    st = cvw_box_blur(&t->smooth, (int)lround(s), err);
-  }
+  if (!st) st = smooth_table(t, (int)lround(s), err);
   return st;
 }
 

@@ -121,6 +121,37 @@ static void log_odds_per_bin(const float *obj, const float *tab, float *lo) {
   free(bg);
 }
 
+/* Rows of the table image handed to the workers in bands (each item
+ * writes only its own rows: the same image for any number of workers). */
+enum { MASK_BAND = 32 };
+typedef struct {
+  vis__table *t;
+  const float *lo_bin; /* per histogram bin */
+  float *lo;           /* per pixel */
+} mask_job;
+
+static void log_odds_rows(void *ctx, int worker, int item) {
+  const mask_job *j = ctx;
+  int w = j->t->lab.width, y1 = (item + 1) * MASK_BAND;
+  if (y1 > j->t->lab.height) y1 = j->t->lab.height;
+  for (int y = item * MASK_BAND; y < y1; y++) {
+    const uint8_t *p = tp_image_row(&j->t->lab, y);
+    float *o = j->lo + (size_t)y * w;
+    for (int x = 0; x < w; x++) o[x] = j->lo_bin[vis__bin(p + 3 * x)];
+  }
+}
+
+static void mask_rows(void *ctx, int worker, int item) {
+  const mask_job *j = ctx;
+  int w = j->t->lab.width, y1 = (item + 1) * MASK_BAND;
+  if (y1 > j->t->lab.height) y1 = j->t->lab.height;
+  for (int y = item * MASK_BAND; y < y1; y++) {
+    uint8_t *m = tp_image_row(&j->t->object, y);
+    const float *o = j->lo + (size_t)y * w;
+    for (int x = 0; x < w; x++) m[x] = o[x] > 0 ? 255 : 0;
+  }
+}
+
 tp_status vis__object_mask(vis__table *t, const float *obj_hist,
                            tp_error *err) {
   float *tab = malloc(sizeof(float) * VIS__NBINS);
@@ -134,17 +165,13 @@ tp_status vis__object_mask(vis__table *t, const float *obj_hist,
   }
   table_histogram(t, tab);
   log_odds_per_bin(obj_hist, tab, lo_bin);
-  for (int y = 0; y < h; y++) {
-    const uint8_t *p = tp_image_row(&t->lab, y);
-    for (int x = 0; x < w; x++) lo[(size_t)y * w + x] = lo_bin[vis__bin(p + 3 * x)];
-  }
+  mask_job job = {t, lo_bin, lo};
+  int bands = (h + MASK_BAND - 1) / MASK_BAND;
+  vis__parallel_for(t->threads, bands, log_odds_rows, &job);
   int radius = (int)lround(fmax(1, t->px_per_mm));
   st = cvw_box_blur_f32(lo, w, h, w, radius, err);
   if (st) goto done;
-  for (int y = 0; y < h; y++) {
-    uint8_t *m = tp_image_row(&t->object, y);
-    for (int x = 0; x < w; x++) m[x] = lo[(size_t)y * w + x] > 0 ? 255 : 0;
-  }
+  vis__parallel_for(t->threads, bands, mask_rows, &job);
 done:
   free(tab);
   free(lo_bin);

@@ -50,6 +50,7 @@ typedef struct {
   tp_image smooth; /* lab blurred to the matching scale (about 1 mm) */
   double px_per_mm;
   double x0_mm, y0_mm; /* table mm of pixel (0,0) */
+  int threads;         /* workers for its per-pixel stages (0 counts as 1) */
 } vis__table;
 
 static inline vis_pt vis__mm_to_px(const vis__table *t, vis_pt mm) {
