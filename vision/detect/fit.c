@@ -7,7 +7,9 @@
  * when a corner and an edge are all that shows of a card. Hypotheses whose
  * inside is not (almost) all object are dropped; deciding which of the
  * rest are real is the face matcher's job (match.c). */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,33 +167,52 @@ static double end_gap(const seg *a, const seg *b) {
  * wood), where the object mask has no clean outline, and often hardly any
  * object inside: a few percent of mask is enough. */
 #define EDGE_MIN_OBJECT 0.02
-static void edge_hypotheses(const vis__table *t, const double (*sizes)[2], int n_sizes,
-                            double min_w, const int roi[4], rect_list *out) {
-  float *raw = NULL;
-  int n = 0;
-  /* only where the objects are, with a card's length around them (LSD
-   * costs by the pixel; a card that blends into the table lies near the
-   * others) */
+
+/* LSD's segments inside roi, in table pixels: only where the objects are,
+ * with a card's length around them (LSD costs by the pixel; a card that
+ * blends into the table lies near the others). It reads only the table's
+ * RGB image, so it may run beside the outline corners (lsd_job). */
+typedef struct {
+  const vis__table *t;
+  double min_w;
+  int roi[4];
+  float *raw; /* malloc'd, 4 per segment; NULL if none */
+  int n;
+} lsd_job;
+
+static void *lsd_segments(void *arg) {
+  lsd_job *j = arg;
+  const vis__table *t = j->t;
+  const int *roi = j->roi;
+  j->raw = NULL;
+  j->n = 0;
   tp_image view = t->rgb;
   view.data = tp_image_row(&t->rgb, roi[1]) + 3 * roi[0];
   view.width = roi[2] - roi[0];
   view.height = roi[3] - roi[1];
   if (view.width < 16 || view.height < 16 ||
-      cvw_line_segments(&view, fmax(8, 0.12 * min_w), &raw, &n, NULL))
-    return;
-  for (int i = 0; i < n; i++)
-    for (int k = 0; k < 4; k += 2) raw[4 * i + k] += (float)roi[0], raw[4 * i + k + 1] += (float)roi[1];
-  seg *s = malloc(sizeof *s * (size_t)(n + 1));
-  if (!s) {
-    free(raw);
-    return;
+      cvw_line_segments(&view, fmax(8, 0.12 * j->min_w), &j->raw, &j->n, NULL)) {
+    free(j->raw);
+    j->raw = NULL;
+    j->n = 0;
+    return NULL;
   }
+  for (int i = 0; i < j->n; i++)
+    for (int k = 0; k < 4; k += 2)
+      j->raw[4 * i + k] += (float)roi[0], j->raw[4 * i + k + 1] += (float)roi[1];
+  return NULL;
+}
+
+/* The hypotheses of every perpendicular pair of LSD segments raw[0..n-1]. */
+static void edge_hypotheses(const vis__table *t, const double (*sizes)[2], int n_sizes,
+                            const float *raw, int n, rect_list *out) {
+  seg *s = malloc(sizeof *s * (size_t)(n + 1));
+  if (!s) return;
   for (int i = 0; i < n; i++) {
     const float *r = raw + 4 * i;
     s[i] = (seg){r[0], r[1], r[2], r[3], hypot(r[2] - r[0], r[3] - r[1]),
                  atan2(r[3] - r[1], r[2] - r[0])};
   }
-  free(raw);
   const double gap = 3 * t->px_per_mm; /* corners are rounded: ends stop short */
   for (int i = 0; i < n; i++)
     for (int j = i + 1; j < n; j++) {
@@ -246,6 +267,13 @@ tp_status vis__hypotheses(const vis__table *t, const double (*sizes)[2],
   tp_status st = cvw_mask_outlines(&t->object, 1.5, 0.01 * min_w * min_w,
                                    &pts, &counts, &n_poly, err);
   if (st) return st;
+  /* LSD (a third of the detection) on a second worker while this one
+   * makes the outlines' corners; the hypotheses are listed in the same
+   * order either way (outline corners first), so the result is the same */
+  lsd_job lsd = {t, min_w, {0, 0, 0, 0}, NULL, 0};
+  objects_box(t, pts, counts, n_poly, sizes, n_sizes, lsd.roi);
+  pthread_t tid;
+  bool beside = t->threads > 1 && pthread_create(&tid, NULL, lsd_segments, &lsd) == 0;
   rect_list hyps = {0};
   for (int p = 0; p < n_poly; p++) {
     int ns;
@@ -256,11 +284,14 @@ tp_status vis__hypotheses(const vis__table *t, const double (*sizes)[2],
           corner_hypotheses(t, &s[i], &s[j], sizes[k][0], sizes[k][1], 0.15, &hyps);
     free(s);
   }
-  int roi[4];
-  objects_box(t, pts, counts, n_poly, sizes, n_sizes, roi);
   free(pts);
   free(counts);
-  edge_hypotheses(t, sizes, n_sizes, min_w, roi, &hyps);
+  if (beside)
+    pthread_join(tid, NULL);
+  else
+    lsd_segments(&lsd);
+  edge_hypotheses(t, sizes, n_sizes, lsd.raw, lsd.n, &hyps);
+  free(lsd.raw);
   *out = hyps.v;
   *n_out = hyps.n;
   return TP_OK;
