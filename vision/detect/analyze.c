@@ -38,7 +38,7 @@ void vis_settings_default(vis_settings *s) {
   s->type_min_score = 0.55;
   s->type_min_margin = 0.25;
   s->card_min_visible = 0.03;
-  s->min_overlap_mm2 = 2;
+  s->min_overlap_mm2 = 0.05;
   s->threads = 1;
 }
 
