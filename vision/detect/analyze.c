@@ -448,6 +448,18 @@ static bool no_card_frame(const vis_analyzer *an, const vis__table *t, const vis
   return vis__face_fit_no_card_on_table(&ff, colour_share);
 }
 
+/* A card mostly hidden whose visible part shows the table's colours and
+ * whose face had to be faded to fit it: the gain of L at its lower bound
+ * (vis__match's fit: 0.5). A face fitted onto plain wood between two
+ * carpets explains all of it so (a uniform surface fits a faded face;
+ * tuning normal 3020: colour share 0.02, gain 0.50); real cards partly
+ * hidden show their face's colours (0.62-0.91) at gains 0.61-0.88. */
+#define FADED_SHARE 0.15
+#define FADED_GAIN 0.55
+static bool faded_onto_table(const vis__object *o, double colour_share) {
+  return colour_share < FADED_SHARE && 2 * o->valid < o->total && o->gain[0] < FADED_GAIN;
+}
+
 /* A carpet found right under an object accepted before it, of the same
  * size and pose within TWIN_MM and TWIN_DEG, of which less than TWIN_SHOWS
  * shows: what "shows" is the slivers of the object on top that its pose
@@ -505,7 +517,8 @@ static tp_status drop_phantoms(const vis_analyzer *an, const vis__table *t, vis_
   kept = 0;
   for (int i = 0; i < n; i++) /* against the carpets kept, not the phantoms */
     drop[i] = an->tpl[obj[i].face].kind == VIS__FACE_TYPE &&
-              no_card_frame(an, t, obj, n, i, cnt[i] >= 20 ? sup[i] : 1);
+              (no_card_frame(an, t, obj, n, i, cnt[i] >= 20 ? sup[i] : 1) ||
+               faded_onto_table(&obj[i], cnt[i] >= 20 ? sup[i] : 1));
   for (int i = 0; i < n; i++) {
     if (drop[i]) continue;
     support[kept] = sup[i];
@@ -568,6 +581,8 @@ static void debug_objects(const vis_analyzer *an, const vis__table *t, const vis
             o[i].score, o[i].second_face, o[i].second_explained, o[i].r_px.center.x,
             o[i].r_px.center.y, o[i].r_px.angle_deg);
     if (support) fprintf(f, "   colour support %.2f of %d\n", support[i], support_n[i]);
+    fprintf(f, "   gain %.2f %.2f %.2f offset %.1f %.1f %.1f\n", o[i].gain[0], o[i].gain[1],
+            o[i].gain[2], o[i].offset[0], o[i].offset[1], o[i].offset[2]);
     if (tp->kind == VIS__FACE_TYPE) {
       vis_rect others[64];
       int n_others = 0;
