@@ -1,4 +1,4 @@
-/* model.c: the table's own colours (vis__background_histogram) must be
+/* model.c and fit.c's shortcuts against their plain loops. model.c: the table's own colours (vis__background_histogram) must be
  * exactly what testing every sample against every object gives: the row
  * boxes only skip objects that cannot contain the sample. */
 #define _POSIX_C_SOURCE 200809L
@@ -84,9 +84,44 @@ static void test_background_equals_plain_loop(void **state) {
   tp_image_free(&t.lab);
 }
 
+/* fit.c's early-stopping test agrees with the fraction's comparison on
+ * random masks, rectangles and thresholds (0 and 1 included). */
+static void test_object_fraction_above_agrees(void **state) {
+  (void)state;
+  unsigned seed = 11;
+  vis__table t;
+  memset(&t, 0, sizeof t);
+  t.px_per_mm = 2;
+  assert_int_equal(tp_image_alloc(&t.object, 240, 180, 1), TP_OK);
+  int agreed = 0;
+  for (int round = 0; round < 30; round++) {
+    int density = rand_r(&seed) % 101; /* per cent of mask pixels set */
+    for (int y = 0; y < t.object.height; y++)
+      for (int x = 0; x < t.object.width; x++)
+        tp_image_row(&t.object, y)[x] = rand_r(&seed) % 100 < density ? 255 : 0;
+    for (int k = 0; k < 100; k++) {
+      vis_rect r;
+      r.center.x = uniform(&seed, -30, 270);
+      r.center.y = uniform(&seed, -30, 210);
+      r.w = uniform(&seed, 0, 90);
+      r.h = uniform(&seed, r.w, 130);
+      r.angle_deg = uniform(&seed, -180, 180);
+      const double mins[] = {0, 0.02, 0.15, 0.5, uniform(&seed, 0, 1), 1, -0.1};
+      for (int i = 0; i < 7; i++) {
+        bool plain = vis__object_fraction(&t, &r) > mins[i];
+        assert_int_equal(vis__object_fraction_above(&t, &r, mins[i]), plain);
+        agreed += plain;
+      }
+    }
+  }
+  assert_true(agreed > 1000); /* both answers were asked for */
+  tp_image_free(&t.object);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_background_equals_plain_loop),
+      cmocka_unit_test(test_object_fraction_above_agrees),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,11 +25,15 @@ static bool object_at(const vis__table *t, double x, double y) {
   return tp_image_row(&t->object, iy)[ix] != 0;
 }
 
+/* The sample grid of vis__object_fraction: every 3 px, 3 px inside. */
+#define FRACTION_STEP 3.0
+#define FRACTION_MARGIN 3.0
+
 double vis__object_fraction(const vis__table *t, const vis_rect *r) {
   double a = r->angle_deg * VIS_PI / 180.0;
   double ux = cos(a), uy = sin(a), vx = -uy, vy = ux;
   int hit = 0, all = 0;
-  const double step = 3.0, m = 3.0; /* off the blurred border */
+  const double step = FRACTION_STEP, m = FRACTION_MARGIN; /* off the blurred border */
   for (double p = -r->h / 2 + m; p <= r->h / 2 - m; p += step)
     for (double q = -r->w / 2 + m; q <= r->w / 2 - m; q += step) {
       all++;
@@ -37,6 +41,34 @@ double vis__object_fraction(const vis__table *t, const vis_rect *r) {
                        r->center.y + p * uy + q * vy);
     }
   return all ? (double)hit / all : 0;
+}
+
+/* vis__object_fraction(t, r) > min, on the same samples, stopping as soon
+ * as the answer is certain (the hits so far already pass, or the samples
+ * left cannot make them pass). */
+bool vis__object_fraction_above(const vis__table *t, const vis_rect *r, double min) {
+  double a = r->angle_deg * VIS_PI / 180.0;
+  double ux = cos(a), uy = sin(a), vx = -uy, vy = ux;
+  const double step = FRACTION_STEP, m = FRACTION_MARGIN;
+  int rows = 0, cols = 0; /* the loops' counts, as vis__object_fraction runs them */
+  for (double p = -r->h / 2 + m; p <= r->h / 2 - m; p += step) rows++;
+  for (double q = -r->w / 2 + m; q <= r->w / 2 - m; q += step) cols++;
+  int all = rows * cols, hit = 0, left = all;
+  if (!all) return 0 > min;
+  /* need: the fewest hits with (double)hits / all > min, as the fraction
+   * is compared (hits only grow: the comparison is monotone in them) */
+  int need = (int)fmax(0, fmin(all + 1, floor(min * all)));
+  while (need <= all && !((double)need / all > min)) need++;
+  while (need > 0 && (double)(need - 1) / all > min) need--;
+  for (double p = -r->h / 2 + m; p <= r->h / 2 - m; p += step)
+    for (double q = -r->w / 2 + m; q <= r->w / 2 - m; q += step) {
+      left--;
+      hit += object_at(t, r->center.x + p * ux + q * vx,
+                       r->center.y + p * uy + q * vy);
+      if (hit >= need) return true;
+      if (hit + left < need) return false;
+    }
+  return hit >= need;
 }
 
 typedef struct {
@@ -131,7 +163,7 @@ static void corner_hypotheses(const vis__table *t, const seg *si,
         !seg_fits(sj, px, py, d2x, d2y, l2, tol))
       continue;
     vis_rect r = rect_from_corner(px, py, d1x, d1y, l1, d2x, d2y, l2);
-    if (!is_duplicate(out, &r) && vis__object_fraction(t, &r) > min_object)
+    if (!is_duplicate(out, &r) && vis__object_fraction_above(t, &r, min_object))
       push_rect(out, &r);
   }
 }

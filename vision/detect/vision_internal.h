@@ -106,6 +106,8 @@ tp_status vis__hypotheses(const vis__table *t, const double (*sizes_px)[2],
 
 /* Fraction of the rectangle's pixels in the object mask. */
 double vis__object_fraction(const vis__table *t, const vis_rect *r_px);
+/* vis__object_fraction(t, r_px) > min, stopping once the answer is certain. */
+bool vis__object_fraction_above(const vis__table *t, const vis_rect *r_px, double min);
 
 /* Deck colours pooled into one histogram (VIS__NBINS floats). */
 tp_status vis__object_model_build(const vis_deck *deck, float *hist,
