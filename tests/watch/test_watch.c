@@ -526,6 +526,59 @@ static void test_taken_under_carpet(void **state) {
   free(s.log);
 }
 
+/* Blue (thrown first) on card 0, red (thrown last) on card 1 and maybe on
+ * card 0: the eyes cannot tell there, blue hides where red meets card 0.
+ * unsure: whether red's overlap with card 0 is uncertain; red_low: blue
+ * lies on red (red slid under it) rather than red on blue. */
+static char *stacked_flight(bool unsure, bool red_low) {
+  sink s = {0};
+  wch *w = three_player_game(&s);
+  wch_obs o = layout_obs(12);
+  add_carpet(&o, "blue", 90, 90, 0);
+  add_carpet(&o, "green", 90, 220, 4);
+  add_carpet(&o, "red", 150, 90, 1);
+  wch_carpet_obs *red = &o.carpets[2];
+  red->on_cards[red->n_on_cards] = 0;
+  red->on_uncertain[red->n_on_cards++] = unsure;
+  if (red_low)
+    red->under[red->n_under++] = 0;
+  else
+    o.carpets[0].under[o.carpets[0].n_under++] = 2;
+  char *back = wch_obs_to_json(&o); /* the JSON keeps what the eyes said */
+  tp_error err;
+  assert_int_equal(wch_obs_parse_json(back, strlen(back), "o", &o, &err), TP_OK);
+  free(back);
+  observe(w, &o);
+  char *flight = strstr(s.log, "\nflight ");
+  assert_non_null(flight);
+  size_t n = strcspn(flight + 1, "\n");
+  char *line = calloc(1, n + 1);
+  memcpy(line, flight + 1, n);
+  wch_destroy(w);
+  free(s.log);
+  return line;
+}
+
+/* A carpet that slid under one thrown before it is not on a card where
+ * the eyes cannot tell (the earlier carpet hides the place); where they
+ * can, or when it lies above the earlier one, the eyes stand. */
+static void test_throw_order_under(void **state) {
+  (void)state;
+  const struct {
+    bool unsure, red_low;
+    const char *flight;
+  } cases[] = {
+      {true, true, "flight blue=0 green=4 red=1"},
+      {false, true, "flight blue=0 green=4 red=1,0"},
+      {true, false, "flight blue=0 green=4 red=1,0"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *line = stacked_flight(cases[i].unsure, cases[i].red_low);
+    assert_string_equal(line, cases[i].flight);
+    free(line);
+  }
+}
+
 /* When the recorded answers no longer fit, the game goes on with an
  * assumed answer: each player in the contest reveals the highest genie. */
 static void test_assumed_answer(void **state) {
@@ -692,6 +745,11 @@ static void test_fuzz(void **state) {
   ft_rng_seed(&rng, 99);
   wch_obs o = layout_obs(12);
   add_carpet(&o, "red", 90, 90, 0);
+  add_carpet(&o, "blue", 150, 90, 1); /* under red, maybe on card 0 */
+  o.carpets[1].on_cards[1] = 0;
+  o.carpets[1].on_uncertain[1] = true;
+  o.carpets[1].n_on_cards = 2;
+  o.carpets[1].under[o.carpets[1].n_under++] = 0;
   char *good = wch_obs_to_json(&o);
   size_t n = strlen(good);
   char *buf = malloc(n + 1);
@@ -700,6 +758,21 @@ static void test_fuzz(void **state) {
   assert_int_equal(wch_obs_parse_json(good, n, "g", &back, &err), TP_OK);
   assert_int_equal(back.n_cards, 12);
   assert_int_equal(back.carpets[0].on_cards[0], 0);
+  assert_true(back.carpets[1].on_uncertain[1] && !back.carpets[1].on_uncertain[0]);
+  assert_int_equal(back.carpets[1].n_under, 1);
+  assert_int_equal(back.carpets[1].under[0], 0);
+  const char *bad_stacking[] = {
+      "{\"cards\":[{\"center_mm\":[1,2]}],\"carpets\":[{\"colour\":\"red\","
+      "\"center_mm\":[1,2],\"on_cards\":[0],\"uncertain_on\":[1]}]}",
+      "{\"cards\":[],\"carpets\":[{\"colour\":\"red\",\"center_mm\":[1,2],"
+      "\"under\":[1]}]}",
+      "{\"cards\":[],\"carpets\":[{\"colour\":\"red\",\"center_mm\":[1,2],"
+      "\"under\":[\"0\"]}]}"};
+  for (size_t i = 0; i < sizeof bad_stacking / sizeof bad_stacking[0]; i++) {
+    assert_int_equal(wch_obs_parse_json(bad_stacking[i], strlen(bad_stacking[i]),
+                                        "b", &back, &err), TP_ERR_FORMAT);
+    assert_non_null(strstr(err.text, "b: "));
+  }
   sink s = {0};
   wch *w = three_player_game(&s);
   for (int i = 0; i < 3000; i++) {
@@ -769,6 +842,7 @@ int main(void) {
       cmocka_unit_test(test_cards_by_id),
       cmocka_unit_test(test_taken_under_carpet),
       cmocka_unit_test(test_assumed_answer),
+      cmocka_unit_test(test_throw_order_under),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

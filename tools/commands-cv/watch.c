@@ -701,6 +701,30 @@ static bool on_a_carpet(const vis_result *r, int card) {
   return false;
 }
 
+/* What the controller can use of one overlap: a carpet's place on a card
+ * the eyes are not sure of, and which carpet lies on which (when sure). */
+static void note_stacking(const vis_overlap *ov, const int *obs_of,
+                          int n_cards, wch_obs *obs) {
+  int a = ov->carpet;
+  if (a < 0 || a >= obs->n_carpets) return;
+  wch_carpet_obs *ca = &obs->carpets[a];
+  if (!ov->other_is_carpet) {
+    if (!ov->uncertain || ov->other < 0 || ov->other >= n_cards ||
+        ov->other >= VIS_MAX_CARDS_IN_OBS)
+      return;
+    for (int j = 0; j < ca->n_on_cards; j++)
+      if (ca->on_cards[j] == obs_of[ov->other]) ca->on_uncertain[j] = true;
+    return;
+  }
+  int b = ov->other;
+  if (ov->uncertain || b < 0 || b >= obs->n_carpets || b == a) return;
+  int top = ov->carpet_on_top ? a : b, low = ov->carpet_on_top ? b : a;
+  wch_carpet_obs *cl = &obs->carpets[low];
+  for (int k = 0; k < cl->n_under; k++)
+    if (cl->under[k] == top) return;
+  if (cl->n_under < WCH_MAX_OBS_CARPETS) cl->under[cl->n_under++] = top;
+}
+
 /* The analysis as the controller's observation. Against the reference
  * (lr not NULL) the cards are its slots, named by id: a removed slot is
  * left out, and so is a card that is neither visible nor under a carpet
@@ -749,6 +773,8 @@ static void to_obs(const vis_result *r, const layout_ref *lr, int64_t frame,
         o->on_cards[o->n_on_cards++] = obs_of[i_card];
     }
   }
+  for (int k = 0; k < r->n_overlaps; k++)
+    note_stacking(&r->overlaps[k], obs_of, r->n_cards, obs);
 }
 
 static double now_ms(void) {

@@ -724,15 +724,36 @@ static void note_new_carpets(wch *w, const wch_obs *obs) {
       }
 }
 
-/* The game's cards each carpet of the observation lies on. */
+/* Carpet c lies under a carpet that was thrown before it: it slid in
+ * under that one when it landed. */
+static bool under_earlier_carpet(const wch *w, const wch_obs *obs, int c) {
+  const wch_carpet_obs *cp = &obs->carpets[c];
+  int mine = landed_index(w, cp->colour);
+  if (mine < 0) return false;
+  for (int k = 0; k < cp->n_under; k++) {
+    int b = cp->under[k];
+    if (b < 0 || b >= obs->n_carpets || b == c) continue;
+    int theirs = landed_index(w, obs->carpets[b].colour);
+    if (theirs >= 0 && theirs < mine) return true;
+  }
+  return false;
+}
+
+/* The game's cards each carpet of the observation lies on. Where the eyes
+ * cannot tell whether it lies above a card (another carpet hides where
+ * they meet), the throw order can: a carpet that slid under one thrown
+ * before it slid under that card as well (the earlier carpet, above both,
+ * is what hides the place), so it is not on it. */
 static void carpet_cards(const wch *w, const wch_obs *obs, const matching *m,
                          int c, int *ids, int *n_ids) {
   const wch_carpet_obs *cp = &obs->carpets[c];
   *n_ids = 0;
   if (off_table(w, cp)) return;
+  bool slid_under = under_earlier_carpet(w, obs, c);
   for (int j = 0; j < cp->n_on_cards; j++) {
     int i = cp->on_cards[j];
     if (i < 0 || i >= obs->n_cards || m->ref_of_obs[i] < 0) continue;
+    if (slid_under && cp->on_uncertain[j]) continue;
     ids[(*n_ids)++] = w->ref[m->ref_of_obs[i]].id;
   }
   /* a card this frame does not show at all lies under something: the

@@ -76,6 +76,35 @@ static tp_status parse_carpets(const cJSON *arr, const char *name,
   return TP_OK;
 }
 
+/* Written by watch: carpets[].uncertain_on (cards of on_cards the eyes are
+ * not sure the carpet lies above) and carpets[].under (carpets lying on
+ * top of it). Read after all carpets, as they name each other. */
+static tp_status parse_stacking(const cJSON *arr, const char *name,
+                                wch_obs *out, tp_error *err) {
+  const cJSON *c, *v;
+  int i = 0;
+  cJSON_ArrayForEach(c, arr) {
+    wch_carpet_obs *o = &out->carpets[i++];
+    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(c, "uncertain_on")) {
+      int j = 0;
+      while (cJSON_IsNumber(v) && j < o->n_on_cards &&
+             o->on_cards[j] != v->valuedouble)
+        j++;
+      if (!cJSON_IsNumber(v) || j == o->n_on_cards)
+        return bad(name, "uncertain_on: not a card of on_cards", err);
+      o->on_uncertain[j] = true;
+    }
+    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(c, "under")) {
+      if (!cJSON_IsNumber(v) || v->valuedouble < 0 ||
+          v->valuedouble >= out->n_carpets ||
+          o->n_under == WCH_MAX_OBS_CARPETS)
+        return bad(name, "under: not an index of carpets", err);
+      o->under[o->n_under++] = (int)v->valuedouble;
+    }
+  }
+  return TP_OK;
+}
+
 tp_status wch_obs_parse_json(const char *text, size_t len, const char *name,
                              wch_obs *out, tp_error *err) {
   memset(out, 0, sizeof *out);
@@ -92,6 +121,7 @@ tp_status wch_obs_parse_json(const char *text, size_t len, const char *name,
     st = bad(name, "cards and carpets must be arrays", err);
   if (st == TP_OK) st = parse_cards(cards, name, out, err);
   if (st == TP_OK) st = parse_carpets(carpets, name, out, err);
+  if (st == TP_OK) st = parse_stacking(carpets, name, out, err);
   cJSON_Delete(root);
   if (st != TP_OK) memset(out, 0, sizeof *out);
   return st;
@@ -126,6 +156,15 @@ char *wch_obs_to_json(const wch_obs *obs) {
     cJSON_AddNumberToObject(j, "angle_deg", c->angle_deg);
     cJSON_AddItemToObject(j, "on_cards",
                           cJSON_CreateIntArray(c->on_cards, c->n_on_cards));
+    int unsure[WCH_MAX_OBS_CARDS], n_unsure = 0;
+    for (int k = 0; k < c->n_on_cards; k++)
+      if (c->on_uncertain[k]) unsure[n_unsure++] = c->on_cards[k];
+    if (n_unsure)
+      cJSON_AddItemToObject(j, "uncertain_on",
+                            cJSON_CreateIntArray(unsure, n_unsure));
+    if (c->n_under)
+      cJSON_AddItemToObject(j, "under",
+                            cJSON_CreateIntArray(c->under, c->n_under));
     cJSON_AddItemToArray(carpets, j);
   }
   char *s = cJSON_PrintUnformatted(o);

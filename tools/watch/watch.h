@@ -60,6 +60,12 @@ typedef struct {
   double x_mm, y_mm, angle_deg;
   int n_on_cards;
   int on_cards[WCH_MAX_OBS_CARDS];
+  /* per on_cards entry: the eyes could not tell whether the carpet lies
+   * above that card (another carpet hides where they meet) */
+  bool on_uncertain[WCH_MAX_OBS_CARDS];
+  /* carpets of this observation (indices) seen lying on top of this one */
+  int n_under;
+  int under[WCH_MAX_OBS_CARPETS];
 } wch_carpet_obs;
 
 typedef struct {
