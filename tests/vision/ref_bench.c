@@ -1,0 +1,157 @@
+/* vt_ref_bench: one flight frame analysed for an instruction count under
+ * valgrind's callgrind (a benchmark, never a test: nothing is asserted).
+ *
+ *     vt_ref_bench [--seed N] [--size WxH] [--mode reference|analyze]
+ *
+ * The random scene of tools/render (normal difficulty) at the camera
+ * size WxH (default 1280x720, field of view as `teppich render --size`)
+ * is the flight; the same scene without carpets the layout, which is also
+ * the bare table (vis_reference_set_table); the reference holds the
+ * layout's cards from the truth. Modes:
+ *   reference    the flight frame with vis_analyze_with_reference
+ *   analyze      the flight frame with vis_analyze
+ * Each measured analysis runs inside a function of its own (measured_*)
+ * so that callgrind_annotate's inclusive count of that function is the
+ * frame's cost:
+ *   valgrind --tool=callgrind --callgrind-out-file=cg build/tests/vision/vt_ref_bench
+ *   callgrind_annotate --inclusive=yes cg | grep measured_
+ * The result is scored against the truth (printed) so that a faster
+ * variant that gets the flight wrong shows. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "cvw.h"
+#include "vision.h"
+
+typedef struct {
+  an_scenes *sc;
+  vis_analyzer *an;
+  vis_table_map map;
+} bench;
+
+__attribute__((noinline)) static tp_status
+measured_reference(bench *b, const vis_reference *ref, const tp_image *img,
+                   vis_result *r, tp_error *err) {
+  return vis_analyze_with_reference(b->an, ref, img, &b->map, r, err);
+}
+
+__attribute__((noinline)) static tp_status
+measured_analyze(bench *b, const tp_image *img, vis_result *r, tp_error *err) {
+  return vis_analyze(b->an, img, &b->map, r, err);
+}
+
+__attribute__((noinline)) static tp_status
+measured_set_table(bench *b, vis_reference *ref, const tp_image *img,
+                   tp_error *err) {
+  return vis_reference_set_table(ref, b->an, img, &b->map, err);
+}
+
+static vis_pt centre(const double c[4][2]) {
+  vis_pt p = {0, 0};
+  for (int i = 0; i < 4; i++)
+    p.x += c[i][0] / 4, p.y += c[i][1] / 4;
+  return p;
+}
+
+static int truth_cards(const rnd_scene *scene, vis_card *cards) {
+  rnd_truth t;
+  rnd_truth_compute(scene, &t);
+  for (int i = 0; i < scene->n_cards; i++) {
+    memset(&cards[i], 0, sizeof cards[i]);
+    cards[i].type = vis_type_from_name(scene->cards[i].type);
+    cards[i].rect.center = centre(t.cards[i].corners_mm);
+    cards[i].rect.w = scene->card_mm[0];
+    cards[i].rect.h = scene->card_mm[1];
+    cards[i].rect.angle_deg =
+        vis_normalize_angle180(scene->cards[i].pose.angle_deg);
+  }
+  return scene->n_cards;
+}
+
+static void report(const rnd_scene *scene, const vis_result *r,
+                   const char *what) {
+  an_report rep;
+  memset(&rep, 0, sizeof rep);
+  rep.vis = *r;
+  an_score s;
+  an_score_scene(scene, &rep, &s);
+  printf("%s: %d carpets, %s%s\n", what, r->n_carpets,
+         s.exact ? "exact" : "NOT exact: ", s.exact ? "" : s.errors);
+}
+
+static tp_status run(bench *b, unsigned long seed, int w, int h,
+                     const char *mode, tp_error *err) {
+  rnd_scene flight, layout;
+  rnd_scene_random(seed, RND_NORMAL, NULL, &flight);
+  flight.camera.width = w, flight.camera.height = h;
+  rnd_camera_set_hfov(&flight.camera, 66);
+  flight.n_hands = 0;
+  layout = flight;
+  layout.n_carpets = 0;
+  b->map = an_scenes_true_map(&flight, NULL);
+  tp_image limg = {0}, fimg = {0};
+  vis_reference *ref = NULL;
+  vis_card cards[RND_MAX_CARDS];
+  vis_result r;
+  printf("seed %lu, %dx%d, %d cards, %d carpets\n", seed, w, h,
+         flight.n_cards, flight.n_carpets);
+  tp_status st = an_scenes_photo(b->sc, &layout, &limg, err);
+  if (!st) st = an_scenes_photo(b->sc, &flight, &fimg, err);
+  if (!st && !strcmp(mode, "analyze")) {
+    st = measured_analyze(b, &fimg, &r, err);
+    if (!st) report(&flight, &r, "vis_analyze");
+    if (!st) vis_result_free(&r);
+    goto done;
+  }
+  if (!st) st = vis_reference_create(&ref, err);
+  if (!st)
+    st = vis_reference_add_cards(ref, b->an, &limg, &b->map, cards,
+                                 truth_cards(&layout, cards), err);
+  if (!st) st = measured_set_table(b, ref, &limg, err);
+  if (!st) {
+    st = measured_reference(b, ref, &fimg, &r, err);
+    if (!st) report(&flight, &r, "with reference");
+    if (!st) vis_result_free(&r);
+  }
+done:
+  vis_reference_destroy(ref);
+  tp_image_free(&limg);
+  tp_image_free(&fimg);
+  return st;
+}
+
+int main(int argc, char **argv) {
+  unsigned long seed = 500001;
+  int w = 1280, h = 720;
+  const char *mode = "reference";
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+      seed = strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(argv[i], "--size") && i + 1 < argc &&
+             sscanf(argv[i + 1], "%dx%d", &w, &h) == 2 && w >= 16 && h >= 16)
+      i++;
+    else if (!strcmp(argv[i], "--mode") && i + 1 < argc &&
+             (!strcmp(argv[i + 1], "reference") ||
+              !strcmp(argv[i + 1], "analyze")))
+      mode = argv[++i];
+    else {
+      fprintf(stderr, "usage: vt_ref_bench [--seed N] [--size WxH] [--mode "
+                      "reference|analyze]\n");
+      return 2;
+    }
+  }
+  tp_error err;
+  an_session *s = NULL;
+  an_options ao = {.image = "scene", .threads = 1};
+  bench b = {0};
+  tp_status st = an_session_create(&ao, &s, &err);
+  if (!st) st = an_scenes_create(&b.sc, &err);
+  if (!st) b.an = an_session_analyzer(s);
+  if (!st) st = run(&b, seed, w, h, mode, &err);
+  if (st) fprintf(stderr, "vt_ref_bench: %s\n", err.text);
+  an_scenes_destroy(b.sc);
+  an_session_destroy(s);
+  return st ? 1 : 0;
+}
