@@ -579,6 +579,36 @@ static void test_throw_order_under(void **state) {
   }
 }
 
+/* Two cards of one type in a claim are said once with their number. */
+static void test_said_counts(void **state) {
+  (void)state;
+  sink s = {0};
+  static ft_players pl;
+  wch_config cfg;
+  setup_game("anna=red,ben=blue,cleo=green", &pl, &cfg);
+  wch_output out = {&s, on_say, on_event, on_record};
+  wch *w;
+  tp_error err;
+  assert_int_equal(wch_create(&cfg, &out, &w, &err), TP_OK);
+  assert_int_equal(wch_start(w, &err), TP_OK);
+  assert_int_equal(wch_answer(w, "genies anna=8,3 ben=7,4 cleo=6,5", &err), TP_OK);
+  wch_obs o = layout_obs(12);
+  o.cards[1].type = FT_PALACE; /* cards 0 and 1: two palaces */
+  observe(w, &o);
+  add_carpet(&o, "blue", 140, 90, 0);
+  o.carpets[0].on_cards[o.carpets[0].n_on_cards++] = 1;
+  o.carpets[0].on_cards[o.carpets[0].n_on_cards++] = 2;
+  observe(w, &o);
+  add_carpet(&o, "green", 390, 90, 3);
+  add_carpet(&o, "red", 90, 220, 4);
+  observe(w, &o);
+  assert_string_equal(s.last_say, "Round 1, flight 1: anna takes adventure D; "
+                                  "ben takes two palaces and adventure B; "
+                                  "cleo takes adventure C.");
+  wch_destroy(w);
+  free(s.log);
+}
+
 /* When the recorded answers no longer fit, the game goes on with an
  * assumed answer: each player in the contest reveals the highest genie. */
 static void test_assumed_answer(void **state) {
@@ -843,6 +873,7 @@ int main(void) {
       cmocka_unit_test(test_taken_under_carpet),
       cmocka_unit_test(test_assumed_answer),
       cmocka_unit_test(test_throw_order_under),
+      cmocka_unit_test(test_said_counts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -170,15 +170,47 @@ void wch__emit_final(wch *w) {
   free(table);
 }
 
-/* "anna takes the palace and the treasure" */
+/* Plural of wch__card_label, for "two palaces". */
+static const char *plural_label(int type) {
+  static const char *const labels[] = {
+      "palaces",       "adventure A cards", "adventure B cards",
+      "adventure C cards", "adventure D cards", "adventure E cards",
+      "spice bazaars", "carpet bazaars",    "camel bazaars",
+      "treasures",     "magic lamps",       "deserts"};
+  return type >= 0 && type < FT_N_TYPES ? labels[type] : "unknown cards";
+}
+
+static int count_label(int type, int count, char *buf, size_t cap) {
+  static const char *const words[] = {"two",  "three", "four", "five",
+                                      "six",  "seven", "eight", "nine",
+                                      "ten", "eleven", "twelve"};
+  if (count == 1) return snprintf(buf, cap, "%s", wch__card_label(type));
+  if (count <= 12)
+    return snprintf(buf, cap, "%s %s", words[count - 2], plural_label(type));
+  return snprintf(buf, cap, "%d %s", count, plural_label(type));
+}
+
+/* "anna takes the palace and the treasure"; cards of one type are said
+ * once with their number ("two palaces"), in the order they first come:
+ * read aloud, "the palace and the palace" sounds like a mistake. */
 static int list_cards(const wch *w, const int *ids, int n, char *buf,
                       size_t cap) {
-  int len = 0;
-  for (int k = 0; k < n && len < (int)cap; k++) {
-    int type = card_type_of(w, ids[k]);
-    len += snprintf(buf + len, cap - (size_t)len, "%s%s",
-                    k == 0 ? "" : k + 1 == n ? " and " : ", ",
-                    wch__card_label(type));
+  int types[FT_N_TYPES + 1], counts[FT_N_TYPES + 1], n_types = 0, len = 0;
+  for (int k = 0; k < n; k++) {
+    int type = card_type_of(w, ids[k]), t = 0;
+    if (type < 0 || type >= FT_N_TYPES) type = FT_N_TYPES; /* unknown */
+    while (t < n_types && types[t] != type) t++;
+    if (t == n_types) {
+      types[n_types] = type;
+      counts[n_types++] = 0;
+    }
+    counts[t]++;
+  }
+  for (int t = 0; t < n_types && len < (int)cap; t++) {
+    len += snprintf(buf + len, cap - (size_t)len, "%s",
+                    t == 0 ? "" : t + 1 == n_types ? " and " : ", ");
+    if (len < (int)cap)
+      len += count_label(types[t], counts[t], buf + len, cap - (size_t)len);
   }
   return len;
 }
