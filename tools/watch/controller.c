@@ -24,14 +24,33 @@ const char *wch_stage_name(wch_stage stage) {
   return (unsigned)stage <= WCH_GAME_OVER ? names[stage] : "unknown";
 }
 
-const char *wch__card_label(int type) {
-  static const char *const labels[] = {
-      "the palace",        "adventure A",     "adventure B",
-      "adventure C",       "adventure D",     "adventure E",
-      "the spice bazaar",  "the carpet bazaar", "the camel bazaar",
-      "the treasure",      "the magic lamp",  "the desert"};
-  return type >= 0 && type < FT_N_TYPES ? labels[type] : "an unknown card";
+/* One table for both forms, so that a new card type cannot get a singular
+ * without a plural ("two palaces" in the commentary). */
+typedef struct {
+  const char *one, *many;
+} card_name;
+
+static const card_name *card_names(int type) {
+  static const card_name names[] = {
+      {"the palace", "palaces"},
+      {"adventure A", "adventure A cards"},
+      {"adventure B", "adventure B cards"},
+      {"adventure C", "adventure C cards"},
+      {"adventure D", "adventure D cards"},
+      {"adventure E", "adventure E cards"},
+      {"the spice bazaar", "spice bazaars"},
+      {"the carpet bazaar", "carpet bazaars"},
+      {"the camel bazaar", "camel bazaars"},
+      {"the treasure", "treasures"},
+      {"the magic lamp", "magic lamps"},
+      {"the desert", "deserts"}};
+  static const card_name unknown = {"an unknown card", "unknown cards"};
+  return type >= 0 && type < FT_N_TYPES ? &names[type] : &unknown;
 }
+
+const char *wch__card_label(int type) { return card_names(type)->one; }
+
+const char *wch__card_plural(int type) { return card_names(type)->many; }
 
 /* ---- output helpers ---- */
 

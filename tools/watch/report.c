@@ -170,24 +170,14 @@ void wch__emit_final(wch *w) {
   free(table);
 }
 
-/* Plural of wch__card_label, for "two palaces". */
-static const char *plural_label(int type) {
-  static const char *const labels[] = {
-      "palaces",       "adventure A cards", "adventure B cards",
-      "adventure C cards", "adventure D cards", "adventure E cards",
-      "spice bazaars", "carpet bazaars",    "camel bazaars",
-      "treasures",     "magic lamps",       "deserts"};
-  return type >= 0 && type < FT_N_TYPES ? labels[type] : "unknown cards";
-}
-
 static int count_label(int type, int count, char *buf, size_t cap) {
   static const char *const words[] = {"two",  "three", "four", "five",
                                       "six",  "seven", "eight", "nine",
                                       "ten", "eleven", "twelve"};
   if (count == 1) return snprintf(buf, cap, "%s", wch__card_label(type));
   if (count <= 12)
-    return snprintf(buf, cap, "%s %s", words[count - 2], plural_label(type));
-  return snprintf(buf, cap, "%d %s", count, plural_label(type));
+    return snprintf(buf, cap, "%s %s", words[count - 2], wch__card_plural(type));
+  return snprintf(buf, cap, "%d %s", count, wch__card_plural(type));
 }
 
 /* "anna takes the palace and the treasure"; cards of one type are said

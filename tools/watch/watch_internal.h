@@ -136,6 +136,8 @@ tp_status wch__append(wch *w, const char *text, tp_error *err);
 tp_status wch__rewrite(wch *w, size_t keep, tp_error *err);
 tp_status wch__mark(wch *w, tp_error *err);
 const char *wch__card_label(int type);
+/* The plural for counted cards: "palaces" in "two palaces". */
+const char *wch__card_plural(int type);
 tp_status wch__resolve(wch *w, const wch_obs *obs, bool reuse_landings,
                        tp_error *err);
 tp_status wch__after_answer(wch *w, tp_error *err);
