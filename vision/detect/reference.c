@@ -1037,11 +1037,74 @@ static bool duplicate_carpet(const frame *fr, int n, const vis_rect *r_px) {
   return false;
 }
 
+/* How far (mm, degrees) a carpet found beside one placed before may lie
+ * and still be that one seen again: the phantoms seen on the rendered
+ * games lay 6 and 20 mm off the real carpet, turned a few degrees. */
+#define REF_TWIN_MM 25.0
+#define REF_TWIN_DEG 10.0
+
+/* What candidate c's own face shows, away from the carpets placed
+ * before it: of its samples (1 mm grid, 1.5 mm inside) that lie in none
+ * of them, how many there are (*n) and the share c's face explains. */
+static double own_evidence(const frame *fr, int n_placed, const ref_obj *c,
+                           int *n) {
+  const vis__table *t = fr->t;
+  const double s = t->px_per_mm, m = 1.5 * s, step = fmax(1, s);
+  vis__frame placed[64];
+  int np = 0, explained = 0;
+  for (int k = fr->ref->n; k < n_placed && np < 64; k++)
+    placed[np++] = vis__frame_of(&fr->obj[k].o.r_px);
+  const vis_rect *r = &c->o.r_px;
+  double a = r->angle_deg * VIS_PI / 180.0;
+  double ux = cos(a), uy = sin(a), vx = -uy, vy = ux;
+  *n = 0;
+  for (double p = -r->h / 2 + m; p <= r->h / 2 - m; p += step)
+    for (double q = -r->w / 2 + m; q <= r->w / 2 - m; q += step) {
+      double x = r->center.x + p * ux + q * vx,
+             y = r->center.y + p * uy + q * vy;
+      bool under = false;
+      for (int k = 0; k < np && !under; k++)
+        under = vis__frame_contains(&placed[k], x, y, m);
+      double res = vis__object_residual(t, c->tpl, &c->o, x, y);
+      if (under || res < 0) continue;
+      (*n)++;
+      explained += res < REF_TAU;
+    }
+  return *n ? (double)explained / *n : 0;
+}
+
+/* The phantom twin: the carpet faces are one pattern in four colours, so
+ * a face with its fitted gain and offset explains much of a carpet of
+ * another colour, and the matcher can accept a second carpet lying
+ * almost where an accepted one lies (most of its area shared) before
+ * that colour was ever thrown. A real carpet lying like that (thrown on
+ * another and landing almost on it, or the one beneath it) shows its own
+ * face in the part the other does not cover; a twin shows there only
+ * what lies there (table, cards): it is the carpet placed before, seen
+ * again. Too little of it outside the others to tell: a twin too (two
+ * carpets never lie exactly on each other; as duplicate_carpet). */
+static bool twin_carpet(const frame *fr, int n_placed, const ref_obj *c) {
+  const double s = fr->t->px_per_mm;
+  const vis_rect cm = rect_px_to_mm(fr->t, &c->o.r_px);
+  bool near = false;
+  for (int k = fr->ref->n; k < n_placed && !near; k++) {
+    const vis_rect *o = &fr->obj[k].o.r_px;
+    vis_rect om = rect_px_to_mm(fr->t, o);
+    near = near_pose(o, &c->o.r_px, REF_TWIN_MM * s, REF_TWIN_DEG) &&
+           vis_rect_overlap_area(&om, &cm) >= 0.6 * cm.w * cm.h;
+  }
+  if (!near) return false;
+  int n;
+  double own = own_evidence(fr, n_placed, c, &n);
+  return n < REF_MIN_SEEN || own < 0.5;
+}
+
 /* The matcher's carpets, in its acceptance order (what lies on top is
  * accepted first: the order used when the pixels cannot tell). A carpet
  * whose area the reference cards, as they were at layout, explain is a
  * card that looks like a carpet (the striped spice bazaar taken for a
- * yellow or blue carpet, drawn exactly on it): it is no carpet. */
+ * yellow or blue carpet, drawn exactly on it): it is no carpet. Nor is a
+ * twin of one placed before (twin_carpet). */
 static void place_carpets(frame *fr, const vis__object *acc, int n_acc) {
   int n = fr->ref->n;
   for (int i = 0; i < n_acc; i++) {
@@ -1057,6 +1120,7 @@ static void place_carpets(frame *fr, const vis__object *acc, int n_acc) {
     ro->tpl = tp;
     ro->present = true;
     ro->index = n - fr->ref->n;
+    if (twin_carpet(fr, n, ro)) continue;
     n++;
   }
   fr->n_obj = n;
