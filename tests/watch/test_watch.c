@@ -579,6 +579,152 @@ static void test_throw_order_under(void **state) {
   }
 }
 
+/* Announce at once, confirm after: the first still frame misses card 6
+ * under red; the next two frames of the scene show it: the first of them
+ * alone does not outvote the announcement (a tie), the second does, and
+ * the flight is resolved again, said, written and evented as a
+ * correction. A frame that does not show a carpet does not vote on it. */
+static void test_confirm_corrects(void **state) {
+  (void)state;
+  sink s = {0};
+  tp_error err;
+  wch *w = three_player_game(&s);
+  wch_obs first = layout_obs(12);
+  add_carpet(&first, "blue", 90, 90, 0);
+  add_carpet(&first, "green", 90, 220, 4);
+  add_carpet(&first, "red", 240, 220, 5);
+  observe(w, &first);
+  assert_non_null(strstr(s.log, "flight blue=0 green=4 red=5\n"));
+  assert_true(wch_confirm_pending(w));
+  wch_obs right = first;
+  right.carpets[2].on_cards[right.carpets[2].n_on_cards++] = 6;
+  wch_obs no_red = right;
+  no_red.n_carpets = 2;
+  bool corrected = true;
+  assert_int_equal(wch_confirm(w, &no_red, &corrected, &err), TP_OK);
+  assert_false(corrected); /* red not seen: no vote on it */
+  assert_int_equal(wch_confirm(w, &right, &corrected, &err), TP_OK);
+  assert_false(corrected);
+  assert_false(wch_confirm_pending(w)); /* two frames looked at */
+  assert_int_equal(wch_corrections(w), 0);
+  wch_destroy(w);
+  free(s.log);
+
+  memset(&s, 0, sizeof s);
+  w = three_player_game(&s);
+  observe(w, &first);
+  assert_int_equal(wch_confirm(w, &right, &corrected, &err), TP_OK);
+  assert_false(corrected); /* one against one: the announcement stands */
+  assert_null(strstr(s.log, "red=5,6"));
+  assert_true(wch_confirm_pending(w));
+  assert_int_equal(wch_confirm(w, &right, &corrected, &err), TP_OK);
+  assert_true(corrected);
+  assert_false(wch_confirm_pending(w));
+  assert_int_equal(wch_corrections(w), 1);
+  assert_null(strstr(s.log, "red=5\n"));
+  assert_non_null(strstr(s.log, "# watch corrected round=1 flight=1 frame="));
+  assert_non_null(strstr(s.log, "flight blue=0 green=4 red=5,6\n"));
+  assert_string_equal(s.last_say, "Round 1, flight 1: anna takes adventure E "
+                      "and the spice bazaar; ben takes the palace; cleo "
+                      "takes adventure D.");
+  char *st = wch_state_json(w);
+  assert_non_null(strstr(st, "\"corrections\":1"));
+  free(st);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_TAKING);
+  wch_table_card t[64];
+  int n = wch_table_cards(w, t, 64), on_table = 0;
+  for (int k = 0; k < n; k++) on_table += !t[k].claimed;
+  assert_int_equal(on_table, 8); /* 0, 4, 5, 6 won */
+  /* the taking-away and the next flight go on from the corrected one */
+  wch_obs rest = layout_except((const int[]){0, 4, 5, 6, -1});
+  observe(w, &rest);
+  assert_int_equal(count_kind(&s, "wrong_card_taken"), 0);
+  assert_int_equal(count_kind(&s, "claimed_card_left"), 0);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+  wch_destroy(w);
+  free(s.log);
+}
+
+/* A contest announced from a frame that saw red on blue's card too; the
+ * two frames after see red only on its own card: the contest goes, and
+ * so does its question. An answer ends the second look. */
+static void test_confirm_contest(void **state) {
+  (void)state;
+  sink s = {0};
+  tp_error err;
+  wch *w = three_player_game(&s);
+  wch_obs first = layout_obs(12);
+  add_carpet(&first, "blue", 90, 90, 0);
+  add_carpet(&first, "green", 90, 220, 4);
+  add_carpet(&first, "red", 150, 90, 1);
+  wch_obs right = first;
+  first.carpets[2].on_cards[first.carpets[2].n_on_cards++] = 0;
+  observe(w, &first);
+  wch_question q;
+  assert_true(wch_question_pending(w, &q));
+  assert_int_equal(q.kind, WCH_Q_REVEAL);
+  bool corrected;
+  assert_int_equal(wch_confirm(w, &right, &corrected, &err), TP_OK);
+  assert_int_equal(wch_confirm(w, &right, &corrected, &err), TP_OK);
+  assert_true(corrected);
+  assert_false(wch_question_pending(w, &q));
+  assert_non_null(strstr(s.log, "flight blue=0 green=4 red=1\n"));
+  assert_int_equal(s.n_flight_events, 1); /* only the corrected one */
+  wch_destroy(w);
+  free(s.log);
+
+  memset(&s, 0, sizeof s);
+  w = three_player_game(&s);
+  observe(w, &first);
+  assert_true(wch_confirm_pending(w));
+  assert_int_equal(wch_answer(w, "reveal anna=8 ben=7", &err), TP_OK);
+  assert_false(wch_confirm_pending(w)); /* people have taken over */
+  assert_int_equal(wch_confirm(w, &right, &corrected, &err), TP_OK);
+  assert_false(corrected);
+  wch_destroy(w);
+  free(s.log);
+}
+
+/* Resumed from a transcript that ends with a flight (stopped between the
+ * announcement and its second look): the flight line is the announced
+ * vote, and two frames after the resume correct it as without the stop. */
+static void test_confirm_resumed(void **state) {
+  (void)state;
+  sink s = {0};
+  tp_error err;
+  wch *w = three_player_game(&s);
+  wch_obs first = layout_obs(12);
+  add_carpet(&first, "blue", 90, 90, 0);
+  add_carpet(&first, "green", 90, 220, 4);
+  add_carpet(&first, "red", 240, 220, 5);
+  observe(w, &first);
+  char *cut = malloc(s.len + 1);
+  memcpy(cut, s.log, s.len + 1);
+  wch_destroy(w);
+  free(s.log);
+
+  memset(&s, 0, sizeof s);
+  static ft_players pl;
+  wch_config cfg;
+  setup_game("anna=red,ben=blue,cleo=green", &pl, &cfg);
+  wch_output out = {&s, on_say, on_event, on_record};
+  assert_int_equal(wch_create(&cfg, &out, &w, &err), TP_OK);
+  assert_int_equal(wch_resume(w, "t", cut, strlen(cut), NULL, &err), TP_OK);
+  assert_true(wch_confirm_pending(w));
+  wch_obs right = first;
+  right.carpets[2].on_cards[right.carpets[2].n_on_cards++] = 6;
+  bool corrected;
+  assert_int_equal(wch_confirm(w, &right, &corrected, &err), TP_OK);
+  assert_false(corrected);
+  assert_int_equal(wch_confirm(w, &right, &corrected, &err), TP_OK);
+  assert_true(corrected);
+  assert_non_null(strstr(s.log, "flight blue=0 green=4 red=5,6\n"));
+  assert_null(strstr(s.log, "red=5\n"));
+  wch_destroy(w);
+  free(s.log);
+  free(cut);
+}
+
 /* Two cards of one type in a claim are said once with their number. */
 static void test_said_counts(void **state) {
   (void)state;
@@ -874,6 +1020,9 @@ int main(void) {
       cmocka_unit_test(test_assumed_answer),
       cmocka_unit_test(test_throw_order_under),
       cmocka_unit_test(test_said_counts),
+      cmocka_unit_test(test_confirm_corrects),
+      cmocka_unit_test(test_confirm_contest),
+      cmocka_unit_test(test_confirm_resumed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

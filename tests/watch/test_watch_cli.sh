@@ -105,4 +105,79 @@ expect_err "--simulated goes with --demo"
 expect_one_line_err
 expect_exit 2 "$TEPPICH" watch --demo --rendered --simulated
 expect_one_line_err
+
+# 7. announce at once, confirm after: the first still frame of flight 2
+# shows its last carpet on no card (a glimpse the eyes got wrong); the
+# next two still frames of the scene show it right: the flight is
+# announced, then corrected out loud, and the game ends as the truth
+cat >"$T/glimpse.awk" <<'AWK'
+{
+  line = $0
+  n = gsub(/"colour"/, "&", line)
+  moving = index($0, "\"moving\":true") > 0
+  if (!moving && n == want && prev < want && ++flights >= target && !done) {
+    s = $0; pos = 0
+    while ((i = index(substr(s, pos + 1), "\"on_cards\":[")) > 0) pos += i
+    rest = substr(s, pos + 12)
+    if (pos > 0 && substr(rest, 1, 1) != "]") {
+      $0 = substr(s, 1, pos + 11) substr(rest, index(rest, "]"))
+      done = NR
+    }
+  }
+  if (!moving) prev = n
+  print
+}
+END { print done + 0 > glimpse_line }
+AWK
+awk -v want=3 -v target=2 -v glimpse_line="$T/glimpse.line" -f "$T/glimpse.awk" \
+  "$T/g/obs.jsonl" >"$T/glimpse.jsonl"
+gl=$(cat "$T/glimpse.line")
+[ "$gl" -gt 0 ] || fail "no flight frame to spoil"
+expect_exit 0 "$TEPPICH" watch --observations "$T/glimpse.jsonl" --players $P --fast \
+  --answers "$T/g/answers.txt" --transcript "$T/glimpse.t" --events "$T/glimpse.ev"
+expect_out "Correction: on a second look, round 1, flight 2 goes differently"
+grep -q '^# watch corrected round=1 flight=2 ' "$T/glimpse.t" || fail "no correction in the transcript"
+grep -q '"action": "recheck"' "$T/glimpse.ev" || fail "no correction event"
+grep '^flight\|^reveal\|^lamps' "$T/glimpse.t" >"$T/a"
+grep '^flight\|^reveal\|^lamps' "$T/g/truth.transcript" >"$T/b"
+cmp -s "$T/a" "$T/b" || fail "the corrected game is not the truth"
+# deciding on the 3rd still frame never sees the glimpse: nothing to correct
+expect_exit 0 "$TEPPICH" watch --observations "$T/glimpse.jsonl" --players $P --fast \
+  --answers "$T/g/answers.txt" --transcript "$T/glimpse3.t" --still 3
+grep -q 'Correction' "$T/out" && fail "a correction with --still 3"
+grep '^flight\|^reveal\|^lamps' "$T/glimpse3.t" >"$T/a"
+cmp -s "$T/a" "$T/b" || fail "--still 3 is not the truth"
+expect_exit 2 "$TEPPICH" watch --observations "$T/glimpse.jsonl" --players $P --still 0
+expect_one_line_err
+
+# stopped between the announcement and its second look (the recording
+# ends at the glimpse: the transcript ends with the wrong flight), then
+# resumed with the whole recording: corrected as without the stop
+head -n "$gl" "$T/glimpse.jsonl" >"$T/upto.jsonl"
+expect_exit 0 "$TEPPICH" watch --observations "$T/upto.jsonl" --players $P --fast \
+  --answers "$T/g/answers.txt" --transcript "$T/stopped.t" --quiet
+grep -v '^#' "$T/stopped.t" | tail -1 | grep -q '^flight' ||
+  fail "the stopped transcript does not end with the announced flight"
+expect_exit 0 "$TEPPICH" watch --observations "$T/glimpse.jsonl" --players $P --fast \
+  --answers "$T/g/answers.txt" --resume "$T/stopped.t"
+expect_out "Correction: on a second look, round 1, flight 2"
+grep '^flight\|^reveal\|^lamps' "$T/stopped.t" >"$T/a"
+cmp -s "$T/a" "$T/b" || fail "resumed before the second look: not the truth"
+
+# kill -9 once the correction is in the transcript, resume: the same end
+"$TEPPICH" watch --observations "$T/glimpse.jsonl" --players $P --fps 200 \
+  --answers "$T/g/answers.txt" --transcript "$T/gkilled.t" --quiet </dev/null &
+pid=$!
+for _ in $(seq 200); do
+  grep -q '^# watch corrected' "$T/gkilled.t" 2>/dev/null && break
+  sleep 0.05
+done
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+grep -q '^# watch corrected' "$T/gkilled.t" || fail "killed before the correction"
+expect_exit 0 "$TEPPICH" watch --observations "$T/glimpse.jsonl" --players $P --fast \
+  --answers "$T/g/answers.txt" --resume "$T/gkilled.t" --quiet
+grep -v '^#' "$T/gkilled.t" | grep -v '^round' >"$T/a"
+grep -v '^#' "$T/glimpse.t" | grep -v '^round' >"$T/c"
+cmp -s "$T/a" "$T/c" || fail "resumed after a correction: the transcript differs"
 finish

@@ -79,6 +79,10 @@ static const char usage[] =
     "                      observations, no pixels; seconds)\n"
     "  --measure N         play N simulated games per player count through\n"
     "                      the controller and compare with the truth\n"
+    "  --still N           decide on the Nth still frame of a scene (default\n"
+    "                      1: announce at once); with N < 3 the still frames up\n"
+    "                      to the 3rd look again and correct the announcement\n"
+    "                      out loud if two of three frames see it otherwise\n"
     "  --stats             print timing and latency numbers at the end\n"
     "  --quiet             no commentary\n"
     "\n"
@@ -91,11 +95,17 @@ typedef struct {
       *events, *transcript, *resume, *observations, *rules, *write_dir, *web;
   bool fast, demo, rendered, simulated, quiet, stats, simulate;
   long seed, measure;
+  long still; /* --still: the still frame that decides (0: the default) */
   double table[4];
   cap_options cap;
 } options;
 
 enum { VIS_MAX_CARDS_IN_OBS = 128 };
+/* The still frame a decision is made on: the first (announce at once; the
+ * next two look again). */
+enum { WATCH_STILL_DEFAULT = 1 };
+/* ... and looked at again on the still frames after it up to this one */
+enum { WATCH_LOOK_UNTIL = 3 };
 
 typedef struct {
   options *o;
@@ -114,8 +124,14 @@ typedef struct {
   web_server *web;  /* --web: the page, NULL without */
   sigset_t stop;    /* with --web: SIGINT/SIGTERM, blocked and polled */
   bool stopped;     /* one of them came */
+  /* announce at once, confirm after: still frames of the decided scene
+   * still to show the controller (wch_confirm); its questions wait */
+  int confirm_frames; /* per decided scene (3 - --still, at least 0) */
+  int confirm_left;
+  bool in_confirm;     /* a correction's announcement: not a latency */
+  bool decided_ref;    /* the decided frame was analysed with the reference */
   /* measurements */
-  long frames, decisions;
+  long frames, decisions, analyses, corrections;
   long settle_frame; /* first frame of the still run being decided */
   long latency_sum, latency_max, announcements;
   double analysis_ms, analysis_max_ms;
@@ -136,8 +152,8 @@ static const char *tone_colour(wch_tone t) {
 
 static void on_say(void *user, wch_tone tone, const char *text) {
   app *a = user;
-  if (tone == WCH_SAY_RESULT && !strncmp(text, "Round ", 6) &&
-      strstr(text, "flight")) {
+  if (tone == WCH_SAY_RESULT && !a->in_confirm &&
+      !strncmp(text, "Round ", 6) && strstr(text, "flight")) {
     long lat = a->frames - 1 - a->settle_frame;
     a->latency_sum += lat;
     if (lat > a->latency_max) a->latency_max = lat;
@@ -495,21 +511,49 @@ static int stopped(const app *a) {
                   a->o->transcript ? a->o->transcript : "TRANSCRIPT");
 }
 
+/* Asks the waiting questions (the flight's, once its confirm frames are
+ * seen: people answer after a second anyway, and a correction may change
+ * the contests). */
+static int ask_now(app *a) {
+  a->confirm_left = 0;
+  if (answer_questions(a)) return 0;
+  if (a->stopped) return stopped(a);
+  wch_question q;
+  wch_question_pending(a->w, &q);
+  return cli_fail(1, "no answer for: %s (give --answers, or answer on the "
+                  "terminal; --resume %s continues)", q.prompt,
+                  a->o->transcript ? a->o->transcript : "TRANSCRIPT");
+}
+
 static int decide(app *a, const wch_obs *obs) {
   tp_error err;
+  int rc = a->confirm_left > 0 ? ask_now(a) : 0;
+  if (rc) return rc;
   a->decisions++;
   if (wch_observe(a->w, obs, &err) != TP_OK)
     return cli_fail(tp_status_exit_code(TP_ERR_IO), "%s", err.text);
   publish_state(a);
-  if (!answer_questions(a)) {
-    if (a->stopped) return stopped(a);
-    wch_question q;
-    wch_question_pending(a->w, &q);
-    return cli_fail(1, "no answer for: %s (give --answers, or answer on the "
-                    "terminal; --resume %s continues)", q.prompt,
-                    a->o->transcript ? a->o->transcript : "TRANSCRIPT");
+  if (a->confirm_frames > 0 && wch_confirm_pending(a->w)) {
+    a->confirm_left = a->confirm_frames;
+    return 0;
   }
-  return 0;
+  return ask_now(a);
+}
+
+/* A later still frame of the decided scene: a second look at the flight
+ * just announced. */
+static int confirm(app *a, const wch_obs *obs) {
+  tp_error err;
+  bool corrected = false;
+  a->in_confirm = true;
+  tp_status st = wch_confirm(a->w, obs, &corrected, &err);
+  a->in_confirm = false;
+  if (st != TP_OK)
+    return cli_fail(tp_status_exit_code(st), "%s", err.text);
+  a->corrections += corrected;
+  publish_state(a);
+  if (--a->confirm_left > 0 && wch_confirm_pending(a->w)) return 0;
+  return ask_now(a);
 }
 
 /* ---- observation files ---- */
@@ -522,6 +566,7 @@ static int run_observations(app *a, const char *path, int64_t skip_to) {
   if (st != TP_OK) return cli_fail(2, "%s", err.text);
   wch_motion_config mc;
   wch_motion_config_default(&mc);
+  mc.still_frames = (int)(a->o->still > 0 ? a->o->still : WATCH_STILL_DEFAULT);
   wch_obs *obs = malloc(sizeof *obs);
   int run = 0, rc = 0, line_no = 0;
   double fps = a->o->cap.fps > 0 ? a->o->cap.fps : 10;
@@ -545,7 +590,10 @@ static int run_observations(app *a, const char *path, int64_t skip_to) {
     bool moving = strstr(p, "\"moving\":true") || strstr(p, "\"moving\": true");
     if (obs->frame < 0) obs->frame = line_no - 1;
     p += last ? n : n + 1;
-    if (obs->frame <= skip_to) continue;
+    if (obs->frame <= skip_to) { /* decided before: the scene runs on */
+      run = moving ? 0 : run + 1;
+      continue;
+    }
     a->frames++;
     if (!a->o->fast) nanosleep(&pace, NULL);
     if (stop_requested(a)) {
@@ -555,11 +603,16 @@ static int run_observations(app *a, const char *path, int64_t skip_to) {
     poll_commands(a);
     if (moving) {
       run = 0;
+      if (a->confirm_left > 0) rc = ask_now(a); /* moved before a 2nd look */
       continue;
     }
     if (++run == 1) a->settle_frame = a->frames - 1;
-    if (run == mc.still_frames) rc = decide(a, obs);
+    if (run == mc.still_frames)
+      rc = decide(a, obs);
+    else if (a->confirm_left > 0)
+      rc = run <= WATCH_LOOK_UNTIL ? confirm(a, obs) : ask_now(a);
   }
+  if (rc == 0 && a->confirm_left > 0) rc = ask_now(a); /* the file ended */
   free(obs);
   free(text);
   return rc;
@@ -803,7 +856,10 @@ static int run_camera(app *a, int64_t skip_to) {
   bool replay = cap_parse_source(o->source, &spec, &err) == TP_OK &&
                 spec.kind != CAP_KIND_LIBCAMERA && spec.kind != CAP_KIND_V4L2;
   wch_motion *m = NULL;
-  st = wch_motion_create(NULL, &m, &err);
+  wch_motion_config mc;
+  wch_motion_config_default(&mc);
+  mc.still_frames = (int)(o->still > 0 ? o->still : WATCH_STILL_DEFAULT);
+  st = wch_motion_create(&mc, &m, &err);
   wch_obs *obs = malloc(sizeof *obs);
   int rc = st == TP_OK && obs ? 0 : cli_fail(1, "watch: out of memory");
   layout_ref lr = {0};
@@ -829,19 +885,27 @@ static int run_camera(app *a, int64_t skip_to) {
     if (wch_motion_feed(m, &f.gray, &mr, &err) != TP_OK) continue;
     if (mr.run == 1) a->settle_frame = a->frames - 1;
     if (replay && (int64_t)f.sequence <= skip_to) continue;
+    /* a flight just announced gets a second look in the next still frames
+     * of its scene; motion first: its questions are asked now */
+    bool second_look = a->confirm_left > 0 && mr.still && !mr.settled &&
+                       mr.run <= WATCH_LOOK_UNTIL;
+    if (a->confirm_left > 0 && !second_look && (rc = ask_now(a)) != 0) break;
     /* the layout is looked at in a few still frames (each may miss a
      * card); everything else once per still scene */
-    bool again = mr.still && !mr.settled && extra < 2 &&
+    bool again = !second_look && mr.still && !mr.settled && extra < 2 &&
                  wch_get_stage(a->w) == WCH_WAIT_LAYOUT;
-    if (!mr.settled && !again) continue;
-    extra = mr.settled ? 0 : extra + 1;
+    if (!mr.settled && !again && !second_look) continue;
+    if (!second_look) extra = mr.settled ? 0 : extra + 1;
     publish_frame(a, &f.color);
     double t0 = now_ms();
     an_report rep;
-    bool use_ref = layout_ref_usable(&lr, a->w);
+    /* a second look is analysed as the decided frame was */
+    bool use_ref = second_look ? a->decided_ref && lr.ref
+                               : layout_ref_usable(&lr, a->w);
     st = an_run_image_ref(s, use_ref ? lr.ref : NULL, &f.color, NULL, &rep,
                           &err);
     double ms = now_ms() - t0;
+    a->analyses++;
     a->analysis_ms += ms;
     if (ms > a->analysis_max_ms) a->analysis_max_ms = ms;
     if (st != TP_OK) {
@@ -855,7 +919,8 @@ static int run_camera(app *a, int64_t skip_to) {
       fprintf(stderr, "obs%s %s\n", use_ref ? "(ref)" : "", j ? j : "");
       free(j);
     }
-    rc = decide(a, obs);
+    if (!second_look) a->decided_ref = use_ref;
+    rc = second_look ? confirm(a, obs) : decide(a, obs);
     layout_ref_sync(&lr, a->w, s, &rep, &bare, !use_ref);
     if (wch_get_stage(a->w) == WCH_WAIT_LAYOUT && rep.vis.n_carpets == 0) {
       an_report_free(&bare); /* the layout's last frame without carpets */
@@ -866,6 +931,7 @@ static int run_camera(app *a, int64_t skip_to) {
     }
     if (wch_get_stage(a->w) == WCH_GAME_OVER) break;
   }
+  if (rc == 0 && a->confirm_left > 0) rc = ask_now(a); /* the source ended */
   free(obs);
   layout_ref_reset(&lr);
   an_report_free(&bare);
@@ -1108,6 +1174,10 @@ static int parse_options(int argc, char **argv, options *o) {
       o->quiet = true;
     } else if (!strcmp(a, "--stats")) {
       o->stats = true;
+    } else if (!strcmp(a, "--still") && v) {
+      if (!cli_parse_long(argv[++i], 1, 10, &o->still))
+        return cli_fail(2, "watch: --still '%s': a number of frames 1..10",
+                        argv[i]);
     } else if (!strcmp(a, "--measure") && v) {
       if (!cli_parse_long(argv[++i], 1, 10000, &o->measure))
         return cli_fail(2, "watch: --measure '%s': games 1..10000", argv[i]);
@@ -1132,13 +1202,14 @@ static void print_stats(const app *a) {
   fprintf(stderr,
           "watch: %ld frames, %ld decisions, %ld announcements; latency from "
           "the scene settling to the announcement: mean %.1f, max %ld frames; "
-          "analysis %.1f ms mean, %.1f ms max per decision\n",
+          "analysis %.1f ms mean, %.1f ms max per analysed frame (%ld); "
+          "corrections %ld\n",
           a->frames, a->decisions, a->announcements,
           a->announcements ? (double)a->latency_sum / (double)a->announcements
                            : 0.0,
           a->latency_max,
-          a->decisions ? a->analysis_ms / (double)a->decisions : 0.0,
-          a->analysis_max_ms);
+          a->analyses ? a->analysis_ms / (double)a->analyses : 0.0,
+          a->analysis_max_ms, a->analyses, a->corrections);
 }
 
 /* The built-in demo game: where its files are (a temporary folder). */
@@ -1308,6 +1379,10 @@ static int start_or_resume(app *a, int64_t *skip_to) {
   if (st != TP_OK) return cli_fail(2, "%s", err.text);
   *skip_to = wch_resume_frame(a->w);
   skip_answers(a, wch_answers_used(a->w));
+  /* stopped between a flight's announcement and its second look: the
+   * frames after the resumed one give it */
+  if (a->confirm_frames > 0 && wch_confirm_pending(a->w))
+    a->confirm_left = a->confirm_frames;
   on_say(a, WCH_SAY_INFO, "Resuming the game: round and state from the "
          "transcript.");
   return -1;
@@ -1316,6 +1391,10 @@ static int start_or_resume(app *a, int64_t *skip_to) {
 static int play(options *o, const ft_rules *rules, const ft_players *players,
                 int first_layer) {
   app a = {.o = o, .players = players, .tfd = -1, .settle_frame = 0};
+  /* decide on the Nth still frame; look again up to the 3rd */
+  a.confirm_frames =
+      WATCH_LOOK_UNTIL - (int)(o->still > 0 ? o->still : WATCH_STILL_DEFAULT);
+  if (a.confirm_frames < 0) a.confirm_frames = 0;
   a.say_out = o->events && !strcmp(o->events, "-") ? stderr : stdout;
   const char *term = getenv("TERM");
   a.colour = isatty(fileno(a.say_out)) && !getenv("NO_COLOR") && term &&
@@ -1351,7 +1430,7 @@ static int play(options *o, const ft_rules *rules, const ft_players *players,
   if (rc < 0 && o->web) rc = start_web(&a);
   if (rc < 0) rc = start_or_resume(&a, &skip_to);
   publish_state(&a);
-  if (rc < 0 && !answer_questions(&a))
+  if (rc < 0 && a.confirm_left == 0 && !answer_questions(&a))
     rc = a.stopped ? stopped(&a)
                    : cli_fail(1, "no answer for the genie deal (give "
                               "--answers or answer on the terminal)");

@@ -51,8 +51,7 @@ tp_status wch__answer_genies(wch *w, char *answer, tp_error *err) {
   if (st != TP_OK) return st;
   char line[512];
   ft_transcript_write_genies(line, sizeof line, &w->players, hands);
-  st = wch__append(w, line, err);
-  if (st == TP_OK) st = wch__mark(w, err);
+  st = wch__append_marked(w, line, err);
   if (st != TP_OK) return st;
   wch__say(w, WCH_SAY_INFO, "Genies dealt: %s", line + 7);
   wch__enter_layout(w);
@@ -84,8 +83,7 @@ tp_status wch__answer_reveal(wch *w, char *answer, tp_error *err) {
   wch__ref_to_ghost(w, c.card, r.winner);
   char line[512];
   ft_transcript_write_reveal(line, sizeof line, &w->players, c.card, genies);
-  st = wch__append(w, line, err);
-  if (st == TP_OK) st = wch__mark(w, err);
+  st = wch__append_marked(w, line, err);
   if (st != TP_OK) return st;
   int type = -1;
   for (int k = 0; k < w->n_ghost; k++)
@@ -108,8 +106,7 @@ tp_status wch__answer_lamps(wch *w, char *answer, tp_error *err) {
   for (int k = 0; k < r.n_leftovers; k++) wch__ref_to_ghost(w, r.leftovers[k], -1);
   char line[512];
   ft_transcript_write_lamps(line, sizeof line, &w->players, lamps);
-  st = wch__append(w, line, err);
-  if (st == TP_OK) st = wch__mark(w, err);
+  st = wch__append_marked(w, line, err);
   if (st != TP_OK) return st;
   wch__emit_round_end(w, &r);
   if (ft_game_phase(w->game) == FT_PHASE_OVER) wch__emit_final(w);
@@ -153,6 +150,7 @@ bool wch_question_pending(const wch *w, wch_question *q) {
 
 tp_status wch_answer(wch *w, const char *line, tp_error *err) {
   wch_question q;
+  w->confirming = false; /* people have taken over the flight */
   if (!wch_question_pending(w, &q))
     return tp_error_set(err, TP_ERR_INVALID, "no question is waiting for "
                         "an answer");
@@ -208,7 +206,7 @@ bool wch_assumed_answer(const wch *w, const char *recorded, char *line,
 /* ---- corrections ---- */
 
 /* Puts the game back to just before the last flight. */
-static tp_status take_back(wch *w, tp_error *err) {
+tp_status wch__take_back(wch *w, tp_error *err) {
   ft_game *g = ft_game_clone(w->before_flight);
   if (!g) return tp_error_set(err, TP_ERR_NOMEM, "watch: out of memory");
   ft_game_destroy(w->game);
@@ -231,8 +229,8 @@ static tp_status can_correct(const wch *w, tp_error *err) {
   return TP_OK;
 }
 
-static void correction_event(wch *w, const char *action, int card,
-                             const char *player) {
+void wch__correction_event(wch *w, const char *action, int card,
+                           const char *player) {
   char json[256];
   snprintf(json, sizeof json,
            "{\"event\": \"correction\", \"action\": \"%s\", \"round\": %d, "
@@ -243,10 +241,10 @@ static void correction_event(wch *w, const char *action, int card,
 
 static tp_status cmd_undo(wch *w, tp_error *err) {
   tp_status st = can_correct(w, err);
-  if (st == TP_OK) st = take_back(w, err);
+  if (st == TP_OK) st = wch__take_back(w, err);
   if (st == TP_OK) st = wch__mark(w, err);
   if (st != TP_OK) return st;
-  correction_event(w, "undo", -1, "");
+  wch__correction_event(w, "undo", -1, "");
   w->stage = WCH_WAIT_THROWS;
   w->n_landed = 0;
   wch__say(w, WCH_SAY_INFO, "Flight %d of round %d taken back: pick up the "
@@ -285,9 +283,9 @@ static tp_status cmd_give(wch *w, const char *card_s, const char *who,
         w->land_cards[k][w->n_land_cards[k]++] = card;
   w->n_old_reveals = w->n_reveals;
   memcpy(w->old_reveals, w->reveals, sizeof w->reveals);
-  st = take_back(w, err);
+  st = wch__take_back(w, err);
   if (st != TP_OK) return st;
-  correction_event(w, "give", card, p >= 0 ? w->players.players[p].name : "-");
+  wch__correction_event(w, "give", card, p >= 0 ? w->players.players[p].name : "-");
   wch__say(w, WCH_SAY_INFO, "Correction: card %d goes to %s.", card,
            p >= 0 ? w->players.players[p].name : "nobody (it stays)");
   return wch__resolve(w, NULL, true, err);
@@ -307,11 +305,11 @@ tp_status wch__amend_flight(wch *w, const int *cards, const int *landing,
   }
   w->n_old_reveals = w->n_reveals;
   memcpy(w->old_reveals, w->reveals, sizeof w->reveals);
-  st = take_back(w, err);
+  st = wch__take_back(w, err);
   if (st != TP_OK) return st;
   for (int i = 0; i < n; i++) {
     int p = ft_players_by_colour(&w->players, w->land_colour[landing[i]]);
-    correction_event(w, "taken", cards[i],
+    wch__correction_event(w, "taken", cards[i],
                      p >= 0 ? w->players.players[p].name : "-");
   }
   return wch__resolve(w, NULL, true, err);
@@ -325,6 +323,7 @@ static tp_status cmd_resolve(wch *w, tp_error *err) {
 
 tp_status wch_command(wch *w, const char *line, tp_error *err) {
   char buf[ANSWER_MAX + 1];
+  w->confirming = false; /* people have taken over the flight */
   tp_status st = copy_line(buf, line, err);
   if (st != TP_OK) return st;
   char *words[MAX_WORDS];

@@ -124,11 +124,31 @@ tp_status wch__rewrite(wch *w, size_t keep, tp_error *err) {
 }
 
 /* What resume needs besides the game: the frame and the answers used. */
+static void mark_line(const wch *w, char *line, size_t cap) {
+  snprintf(line, cap, "# watch frame=%lld answers=%d\n", (long long)w->frame,
+           w->answers_used);
+}
+
 tp_status wch__mark(wch *w, tp_error *err) {
   char line[96];
-  snprintf(line, sizeof line, "# watch frame=%lld answers=%d\n",
-           (long long)w->frame, w->answers_used);
+  mark_line(w, line, sizeof line);
   return wch__append(w, line, err);
+}
+
+/* A line with its mark in ONE write: a kill between the two would leave a
+ * decision without the frame it was made on, and a resume would make it
+ * again. */
+tp_status wch__append_marked(wch *w, const char *text, tp_error *err) {
+  char mark[96];
+  mark_line(w, mark, sizeof mark);
+  size_t n = strlen(text), m = strlen(mark);
+  char *both = malloc(n + m + 1);
+  if (!both) return tp_error_set(err, TP_ERR_NOMEM, "watch: out of memory");
+  memcpy(both, text, n);
+  memcpy(both + n, mark, m + 1);
+  tp_status st = wch__append(w, both, err);
+  free(both);
+  return st;
 }
 
 /* ---- create / destroy ---- */
@@ -521,9 +541,8 @@ static tp_status commit_layout(wch *w, bool *ok, tp_error *err) {
     len += (size_t)sprintf(buf + len, " %d@%.1f", w->ref[k].id,
                            w->ref[k].angle);
   sprintf(buf + len, "\n");
-  tp_status st = wch__append(w, buf, err);
+  tp_status st = wch__append_marked(w, buf, err);
   free(buf);
-  if (st == TP_OK) st = wch__mark(w, err);
   if (st == TP_OK) wch__emit_layout(w);
   return st;
 }
@@ -868,8 +887,7 @@ static tp_status resolve_landings(wch *w, tp_error *err) {
   w->n_results = w->n_reveals = w->n_emitted = 0;
   char line[2048];
   ft_transcript_write_flight(line, sizeof line, landings, w->n_landings);
-  tp_status st = wch__append(w, line, err);
-  if (st == TP_OK) st = wch__mark(w, err);
+  tp_status st = wch__append_marked(w, line, err);
   if (st != TP_OK) return st;
   for (int p = 0; p < w->players.n_players; p++)
     for (int k = 0; k < w->report.n_claimed[p]; k++)
@@ -881,10 +899,17 @@ static tp_status resolve_landings(wch *w, tp_error *err) {
   return TP_OK;
 }
 
-static void remember_flight_carpets(wch *w, const wch_obs *obs) {
+void wch__remember_flight_carpets(wch *w, const wch_obs *obs) {
   w->n_flight_carpets = obs->n_carpets;
   memcpy(w->flight_carpets, obs->carpets,
          (size_t)obs->n_carpets * sizeof obs->carpets[0]);
+}
+
+/* Each carpet's cards as this observation shows them (the landings). */
+void wch__landings_from(wch *w, const wch_obs *obs) {
+  matching m;
+  match_cards(w, obs, &m);
+  set_landings_from(w, obs, &m);
 }
 
 tp_status wch__resolve(wch *w, const wch_obs *obs, bool reuse_landings,
@@ -898,7 +923,7 @@ tp_status wch__resolve(wch *w, const wch_obs *obs, bool reuse_landings,
     matching m;
     match_cards(w, obs, &m);
     set_landings_from(w, obs, &m);
-    remember_flight_carpets(w, obs);
+    wch__remember_flight_carpets(w, obs);
     w->n_old_reveals = 0;
     w->have_throw_obs = false;
   }
@@ -991,10 +1016,14 @@ static tp_status observe_throws(wch *w, const wch_obs *obs, const matching *m,
     if (st != TP_OK || !ok) return st;
   }
   set_landings_from(w, obs, m);
-  remember_flight_carpets(w, obs);
+  wch__remember_flight_carpets(w, obs);
   w->n_old_reveals = 0;
   w->have_throw_obs = false;
-  return resolve_landings(w, err);
+  tp_status st = resolve_landings(w, err);
+  /* announced at once; the next still frames of this scene confirm it */
+  if (st == TP_OK && w->have_flight && w->stage != WCH_WAIT_THROWS)
+    wch__confirm_begin(w, obs);
+  return st;
 }
 
 /* ---- after the flight ---- */
@@ -1137,6 +1166,7 @@ static tp_status observe_taking(wch *w, const wch_obs *obs, const matching *m,
 }
 
 tp_status wch_observe(wch *w, const wch_obs *obs, tp_error *err) {
+  w->confirming = false; /* a new still scene */
   w->frame = obs->frame;
   w->last_obs = *obs;
   w->have_last_obs = true;

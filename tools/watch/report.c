@@ -353,6 +353,9 @@ char *wch_state_json(const wch *w) {
     cJSON_AddItemToArray(players, pl);
   }
   cJSON_AddNumberToObject(o, "warnings", w->warnings);
+  /* the last flight is announced, its second look still to come */
+  cJSON_AddBoolToObject(o, "confirming", w->confirming);
+  cJSON_AddNumberToObject(o, "corrections", w->corrections);
   add_final(w, o);
   add_said(w, o);
   char *s = cJSON_PrintUnformatted(o);

@@ -64,9 +64,37 @@ static tp_status take_game(wch *w, const ft_transcript *t, tp_error *err) {
   return TP_OK;
 }
 
+/* The landings of a flight line ("flight red=3,4 blue=-"; checked by the
+ * rules already), for the second look after a resume and for `give`. */
+static void read_landings(wch *w, const char *line, size_t n) {
+  w->n_landings = 0;
+  if (n < 6 || strncmp(line, "flight", 6)) return;
+  size_t i = 6;
+  while (i < n && w->n_landings < FT_MAX_CARPETS) {
+    while (i < n && (line[i] == ' ' || line[i] == '\r')) i++;
+    size_t from = i;
+    while (i < n && line[i] != '=' && line[i] != ' ') i++;
+    if (i >= n || line[i] != '=' || i - from >= FT_NAME_MAX) break;
+    int k = w->n_landings++;
+    snprintf(w->land_colour[k], FT_NAME_MAX, "%.*s", (int)(i - from),
+             line + from);
+    w->n_land_cards[k] = 0;
+    for (i++; i < n && line[i] != ' ' && line[i] != '\r'; i++) {
+      if (line[i] < '0' || line[i] > '9') continue; /* '-' or ',' */
+      int id = 0;
+      while (i < n && line[i] >= '0' && line[i] <= '9' && id < 1000)
+        id = id * 10 + (line[i++] - '0');
+      if (id < FT_DECK_SIZE && w->n_land_cards[k] < FT_MAX_CARDS)
+        w->land_cards[k][w->n_land_cards[k]++] = id;
+      i--;
+    }
+  }
+}
+
 /* Feeds one transcript event into the controller's own state. */
 static tp_status apply_event(wch *w, const ft_transcript *t,
                              const ft_event *ev, ft_game **prev,
+                             const char *line, size_t line_len,
                              size_t line_start, tp_error *err) {
   tp_status st = take_game(w, t, err);
   if (st != TP_OK) return st;
@@ -84,6 +112,7 @@ static tp_status apply_event(wch *w, const ft_transcript *t,
     memcpy(w->ref_before, w->ref, sizeof w->ref);
     w->n_ghost_before = 0;
     w->log_before = line_start;
+    read_landings(w, line, line_len);
     w->report = ev->flight;
     w->have_flight = true;
     w->flights_total++;
@@ -179,7 +208,10 @@ tp_status wch_resume(wch *w, const char *name, const char *text, size_t len,
                           "transcript are not those of --players", name);
       players_ok = true;
     } else if (ev->kind != FT_EV_FINAL) {
-      st = apply_event(w, t, ev, &prev, line_start, err);
+      const char *nl = memchr(text + line_start, '\n', len - line_start);
+      size_t line_len = nl ? (size_t)(nl - text) - line_start : 0;
+      st = apply_event(w, t, ev, &prev, text + line_start, line_len,
+                       line_start, err);
       if (ev->kind != FT_EV_ROUND) last = ev->kind;
     } else {
       st = take_game(w, t, err);
@@ -207,6 +239,7 @@ tp_status wch_resume(wch *w, const char *name, const char *text, size_t len,
     }
     if (good_bytes) *good_bytes = good;
     set_stage(w, last);
+    if (last == FT_EV_FLIGHT) wch__confirm_resumed(w);
   }
   ft_game_destroy(prev);
   free(ev);

@@ -180,6 +180,25 @@ tp_status wch_start(wch *w, tp_error *err);
  * writing the transcript fails. */
 tp_status wch_observe(wch *w, const wch_obs *obs, tp_error *err);
 
+/* Announce at once, confirm after. A flight is resolved and announced on
+ * the first still frame of the scene where its last carpet lies; the
+ * observer then shows the controller the next still frames of the SAME
+ * scene (no motion in between; up to two): each votes again on which
+ * cards each carpet lies on. When two of the three frames agree on a
+ * carpet's cards against the announced result (frames that do not show
+ * that carpet do not vote on it), the flight is resolved again: said as a
+ * correction, event `correction` with action `recheck`, the transcript
+ * rewritten (a `# watch corrected ...` comment before the new flight
+ * line). Ask the players the flight's questions only after this (their
+ * answers, commands and the next wch_observe end the confirmation).
+ * pending: the last wch_observe resolved a flight that still takes
+ * confirm frames. *corrected (may be NULL): this frame changed it. */
+bool wch_confirm_pending(const wch *w);
+tp_status wch_confirm(wch *w, const wch_obs *obs, bool *corrected,
+                      tp_error *err);
+/* Flights corrected on a second look so far (whole game). */
+int wch_corrections(const wch *w);
+
 /* The question waiting for an answer (false: none). */
 bool wch_question_pending(const wch *w, wch_question *q);
 /* An answer line as in spec section 6 (`reveal anna=7 ben=3`; the first

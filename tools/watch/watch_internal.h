@@ -120,6 +120,14 @@ struct wch {
   bool replaying; /* wch_resume: rebuild state, write and say nothing */
   wch_obs last_obs; /* the last still frame (for `resolve`) */
   bool have_last_obs;
+  /* announce at once, confirm after (confirm.c): the flight was resolved
+   * from the first still frame of a scene; the next still frames of the
+   * same scene vote again on each carpet's cards */
+  bool confirming;
+  int confirm_frames; /* frames that voted after the announced one */
+  int vote_seen[FT_MAX_CARPETS]; /* frames showing landing k's carpet */
+  unsigned char votes[FT_MAX_CARPETS][FT_DECK_SIZE]; /* ... on card id */
+  int corrections; /* flights corrected on a second look, whole game */
   /* the last commentary lines (a ring; n_said counts all ever said) */
   int n_said;
   wch_tone said_tone[WCH__SAID];
@@ -135,6 +143,7 @@ void wch__event(wch *w, const char *json);
 tp_status wch__append(wch *w, const char *text, tp_error *err);
 tp_status wch__rewrite(wch *w, size_t keep, tp_error *err);
 tp_status wch__mark(wch *w, tp_error *err);
+tp_status wch__append_marked(wch *w, const char *text, tp_error *err);
 const char *wch__card_label(int type);
 /* The plural for counted cards: "palaces" in "two palaces". */
 const char *wch__card_plural(int type);
@@ -144,6 +153,8 @@ tp_status wch__after_answer(wch *w, tp_error *err);
 void wch__enter_layout(wch *w);
 void wch__save_before_flight(wch *w);
 void wch__ref_to_ghost(wch *w, int card_id, int owner);
+void wch__landings_from(wch *w, const wch_obs *obs);
+void wch__remember_flight_carpets(wch *w, const wch_obs *obs);
 
 /* answers.c */
 tp_status wch__answer_genies(wch *w, char *rest, tp_error *err);
@@ -151,6 +162,13 @@ tp_status wch__answer_reveal(wch *w, char *rest, tp_error *err);
 tp_status wch__answer_lamps(wch *w, char *rest, tp_error *err);
 tp_status wch__amend_flight(wch *w, const int *cards, const int *landing,
                             int n, tp_error *err);
+tp_status wch__take_back(wch *w, tp_error *err);
+void wch__correction_event(wch *w, const char *action, int card,
+                           const char *player);
+
+/* confirm.c */
+void wch__confirm_begin(wch *w, const wch_obs *obs);
+void wch__confirm_resumed(wch *w);
 
 /* report.c */
 void wch__emit_layout(wch *w);

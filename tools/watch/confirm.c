@@ -1,0 +1,163 @@
+/* watch confirm: announce at once, confirm after. A flight is announced on
+ * the first still frame that shows its last carpet (100 ms after it came
+ * to rest at 10 fps, instead of 300 ms); a hand resting for a moment or a
+ * frame the eyes got wrong would then decide alone, so the next still
+ * frames of the same scene vote again, card by card, and two frames of
+ * three against the announcement correct it out loud instead of keeping
+ * quiet. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "watch_internal.h"
+
+enum { CONFIRM_FRAMES = 2 }; /* still frames after the announced one */
+
+static bool colour_seen(const wch_obs *obs, const char *colour) {
+  for (int c = 0; c < obs->n_carpets; c++)
+    if (!strcmp(obs->carpets[c].colour, colour)) return true;
+  return false;
+}
+
+/* One frame's vote: per landing, whether the frame shows its carpet and
+ * the cards `seen` (landings computed from the frame) puts under it. */
+static int landing_of(const wch *w, const char *colour) {
+  for (int k = 0; k < w->n_landings; k++)
+    if (!strcmp(w->land_colour[k], colour)) return k;
+  return -1;
+}
+
+static void add_votes(wch *w, const wch_obs *obs, const wch *seen) {
+  for (int k = 0; k < w->n_landings; k++) {
+    int i = landing_of(seen, w->land_colour[k]);
+    if (i < 0 || !colour_seen(obs, w->land_colour[k])) continue;
+    w->vote_seen[k]++;
+    for (int j = 0; j < seen->n_land_cards[i]; j++) {
+      int id = seen->land_cards[i][j];
+      if (id >= 0 && id < FT_DECK_SIZE) w->votes[k][id]++;
+    }
+  }
+}
+
+void wch__confirm_begin(wch *w, const wch_obs *obs) {
+  w->confirming = true;
+  w->confirm_frames = 0;
+  memset(w->vote_seen, 0, sizeof w->vote_seen);
+  memset(w->votes, 0, sizeof w->votes);
+  add_votes(w, obs, w); /* the landings were just set from this frame */
+}
+
+/* After a resume whose transcript ends with a flight (no answer since):
+ * the process was stopped between the announcement and its second look,
+ * which the frames after the resumed one give. The announced landings
+ * (from the flight line) are one frame's vote. */
+void wch__confirm_resumed(wch *w) {
+  w->confirming = w->have_flight && w->before_flight && w->n_landings > 0;
+  w->confirm_frames = 0;
+  memset(w->vote_seen, 0, sizeof w->vote_seen);
+  memset(w->votes, 0, sizeof w->votes);
+  for (int k = 0; k < w->n_landings; k++) {
+    w->vote_seen[k] = 1;
+    for (int j = 0; j < w->n_land_cards[k]; j++) {
+      int id = w->land_cards[k][j];
+      if (id >= 0 && id < FT_DECK_SIZE) w->votes[k][id] = 1;
+    }
+  }
+}
+
+bool wch_confirm_pending(const wch *w) { return w->confirming; }
+
+int wch_corrections(const wch *w) { return w->corrections; }
+
+/* The landings this frame shows, seen as at the moment of the flight
+ * (the cards it claimed are still table cards there): a copy of the
+ * controller with the state before the flight (malloc'd; NULL: memory). */
+static wch *landings_before_flight(const wch *w, const wch_obs *obs) {
+  wch *v = malloc(sizeof *v);
+  if (!v) return NULL;
+  *v = *w;
+  v->n_ref = w->n_ref_before;
+  memcpy(v->ref, w->ref_before, sizeof v->ref);
+  v->n_ghost = w->n_ghost_before;
+  memcpy(v->ghost, w->ghost_before, sizeof v->ghost);
+  v->game = w->before_flight;
+  wch__landings_from(v, obs);
+  return v;
+}
+
+static bool has_id(const int *ids, int n, int id) {
+  for (int j = 0; j < n; j++)
+    if (ids[j] == id) return true;
+  return false;
+}
+
+/* Landing k's cards by majority of the frames that showed its carpet; a
+ * tie keeps what was announced. Returns how many. */
+static int majority(const wch *w, int k, int *out) {
+  const int *now = w->land_cards[k];
+  int n_now = w->n_land_cards[k], n = 0, s = w->vote_seen[k];
+  for (int j = 0; j < n_now; j++) /* not voted on: kept */
+    if (s == 0 || now[j] < 0 || now[j] >= FT_DECK_SIZE) out[n++] = now[j];
+  if (s == 0) return n;
+  for (int id = 0; id < FT_DECK_SIZE && n < FT_MAX_CARDS; id++) {
+    int twice = 2 * w->votes[k][id];
+    if (twice > s || (twice == s && has_id(now, n_now, id))) out[n++] = id;
+  }
+  return n;
+}
+
+static bool same_cards(const int *a, int na, const int *b, int nb) {
+  if (na != nb) return false;
+  for (int j = 0; j < na; j++)
+    if (!has_id(b, nb, a[j])) return false;
+  return true;
+}
+
+/* The flight resolved again with the voted landings, reveals already
+ * given kept (as `give` does), said and written as a correction. */
+static tp_status correct(wch *w, int (*cards)[FT_MAX_CARDS], const int *n,
+                         const wch_obs *obs, tp_error *err) {
+  if (!w->have_flight || !w->before_flight) return TP_OK;
+  w->n_old_reveals = w->n_reveals;
+  memcpy(w->old_reveals, w->reveals, sizeof w->reveals);
+  tp_status st = wch__take_back(w, err);
+  if (st != TP_OK) return st;
+  for (int k = 0; k < w->n_landings; k++) {
+    memcpy(w->land_cards[k], cards[k], (size_t)n[k] * sizeof cards[k][0]);
+    w->n_land_cards[k] = n[k];
+  }
+  if (obs->n_carpets > 0) wch__remember_flight_carpets(w, obs);
+  w->corrections++;
+  wch__correction_event(w, "recheck", -1, "");
+  char line[128];
+  snprintf(line, sizeof line, "# watch corrected round=%d flight=%d "
+           "frame=%lld\n", w->report.round, w->report.flight,
+           (long long)w->frame);
+  st = wch__append(w, line, err);
+  if (st != TP_OK) return st;
+  wch__say(w, WCH_SAY_RESULT, "Correction: on a second look, round %d, "
+           "flight %d goes differently.", w->report.round, w->report.flight);
+  return wch__resolve(w, NULL, true, err);
+}
+
+tp_status wch_confirm(wch *w, const wch_obs *obs, bool *corrected,
+                      tp_error *err) {
+  if (corrected) *corrected = false;
+  if (!w->confirming) return TP_OK;
+  wch *seen = landings_before_flight(w, obs);
+  if (!seen) return tp_error_set(err, TP_ERR_NOMEM, "watch: out of memory");
+  add_votes(w, obs, seen);
+  free(seen);
+  w->frame = obs->frame;
+  bool more = ++w->confirm_frames < CONFIRM_FRAMES;
+  int cards[FT_MAX_CARPETS][FT_MAX_CARDS], n[FT_MAX_CARPETS];
+  bool differ = false;
+  for (int k = 0; k < w->n_landings; k++) {
+    n[k] = majority(w, k, cards[k]);
+    differ |= !same_cards(cards[k], n[k], w->land_cards[k], w->n_land_cards[k]);
+  }
+  tp_status st = differ ? correct(w, cards, n, obs, err) : TP_OK;
+  if (corrected) *corrected = differ && st == TP_OK;
+  w->confirming = more && st == TP_OK && w->have_flight;
+  return st;
+}
