@@ -725,6 +725,54 @@ static void test_confirm_resumed(void **state) {
   free(cut);
 }
 
+/* Mutated and cut transcripts (flight lines above all, which the second
+ * look after a resume reads): resumed or refused with a message, never a
+ * crash; a resumed one can go on (a second look, a command). */
+static void test_fuzz_resume(void **state) {
+  (void)state;
+  const char *spec = "anna=red,ben=blue,cleo=green";
+  sink full = {0};
+  wch_sim sim;
+  wch *w;
+  play_sim(spec, 6, 0, &full, &sim, &w);
+  wch_destroy(w);
+  ft_rng rng;
+  ft_rng_seed(&rng, 7);
+  char *buf = malloc(full.len + 1);
+  const char *alphabet = "flight=,- 0123456789redbluegn#\n";
+  int resumed = 0;
+  for (int i = 0; i < 1500; i++) {
+    memcpy(buf, full.log, full.len + 1);
+    /* edits near a flight line, else anywhere */
+    const char *f = strstr(buf + ft_rng_below(&rng, (int)full.len), "flight ");
+    size_t at = f ? (size_t)(f - buf) : (size_t)ft_rng_below(&rng, (int)full.len);
+    for (int e = 1 + ft_rng_below(&rng, 3); e > 0; e--) {
+      size_t k = at + (size_t)ft_rng_below(&rng, 40);
+      if (k < full.len)
+        buf[k] = alphabet[ft_rng_below(&rng, (int)strlen(alphabet))];
+    }
+    size_t len = at + (size_t)ft_rng_below(&rng, 200);
+    if (len > full.len) len = full.len;
+    ft_players pl;
+    wch_config cfg;
+    setup_game(spec, &pl, &cfg);
+    tp_error err;
+    assert_int_equal(wch_create(&cfg, NULL, &w, &err), TP_OK);
+    if (wch_resume(w, "m", buf, len, NULL, &err) == TP_OK) {
+      resumed++;
+      wch_confirm(w, &sim.frames[ft_rng_below(&rng, sim.n_frames)], NULL, &err);
+      wch_command(w, "undo", &err);
+    } else {
+      assert_non_null(strstr(err.text, "m"));
+    }
+    wch_destroy(w);
+  }
+  assert_true(resumed > 100); /* the mutations are not all refused */
+  free(buf);
+  wch_sim_free(&sim);
+  free(full.log);
+}
+
 /* Two cards of one type in a claim are said once with their number. */
 static void test_said_counts(void **state) {
   (void)state;
@@ -957,9 +1005,10 @@ static void test_fuzz(void **state) {
     for (int e = 0; e < edits; e++)
       buf[ft_rng_below(&rng, (int)n)] = (char)ft_rng_below(&rng, 128);
     size_t len = (size_t)ft_rng_below(&rng, (int)n + 1);
-    if (wch_obs_parse_json(buf, len, "m", &back, &err) == TP_OK)
+    if (wch_obs_parse_json(buf, len, "m", &back, &err) == TP_OK) {
       wch_observe(w, &back, &err);
-    else
+      wch_confirm(w, &back, NULL, &err); /* a second look at anything */
+    } else
       assert_non_null(strstr(err.text, "m:"));
     buf[ft_rng_below(&rng, (int)n)] = '\0';
     if (wch_question_pending(w, NULL)) wch_answer(w, buf + ft_rng_below(&rng, 8), &err);
@@ -1023,6 +1072,7 @@ int main(void) {
       cmocka_unit_test(test_confirm_corrects),
       cmocka_unit_test(test_confirm_contest),
       cmocka_unit_test(test_confirm_resumed),
+      cmocka_unit_test(test_fuzz_resume),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
