@@ -204,6 +204,18 @@ static void test_look_alikes(void **state) {
   free_deck(&d);
 }
 
+/* The scene of the placed faces drawn on a table (*t), matched against
+ * the hypotheses with the deck's first n_faces faces: the objects found
+ * (*obj, malloc'd) and their number. The caller frees both. */
+static int match_scene(const deck *d, const placed *p, int n_placed, const vis_rect *hyps,
+                       int n_hyps, int n_faces, vis__table *t, vis__object **obj) {
+  make_table(p, n_placed, t);
+  *obj = NULL;
+  int n = 0;
+  assert_int_equal(vis__match(t, d->tpl, n_faces, hyps, n_hyps, &params, obj, &n, NULL), TP_OK);
+  return n;
+}
+
 /* A carpet hides most of a card of face 3; what shows is a strip of its
  * bottom band. The carpet is found first, then the card by its strip,
  * even though the whole rectangle (mostly carpet) looks more like other
@@ -215,12 +227,10 @@ static void test_strip_under_carpet(void **state) {
   vis_rect card = card_at(250, 200, 90);  /* long axis along x */
   vis_rect carpet = card_at(230, 200, 90); /* 20 px = 10 mm short of its end */
   placed p[2] = {{&d.img[3], card, false}, {&d.img[5], carpet, false}};
-  vis__table t;
-  make_table(p, 2, &t);
   vis_rect hyps[2] = {carpet, card};
-  vis__object *obj = NULL;
-  int n = 0;
-  assert_int_equal(vis__match(&t, d.tpl, 6, hyps, 2, &params, &obj, &n, NULL), TP_OK);
+  vis__table t;
+  vis__object *obj;
+  int n = match_scene(&d, p, 2, hyps, 2, 6, &t, &obj);
   assert_int_equal(n, 2);
   assert_int_equal(obj[0].face, 5);
   assert_int_equal(obj[1].face, 3);
@@ -242,12 +252,10 @@ static void test_carpet_strip_on_card(void **state) {
   /* long axes along x: C spans x 159..341, B 269..451, A 289..471 */
   vis_rect c = card_at(250, 200, 0), b = card_at(360, 200, 0), a = card_at(380, 200, 0);
   placed p[3] = {{&d.img[3], c, false}, {&d.img[6], b, false}, {&d.img[5], a, false}};
-  vis__table t;
-  make_table(p, 3, &t);
   vis_rect hyps[3] = {c, b, a};
-  vis__object *obj = NULL;
-  int n = 0;
-  assert_int_equal(vis__match(&t, d.tpl, N_FACES, hyps, 3, &params, &obj, &n, NULL), TP_OK);
+  vis__table t;
+  vis__object *obj;
+  int n = match_scene(&d, p, 3, hyps, 3, N_FACES, &t, &obj);
   assert_int_equal(n, 3);
   assert_int_equal(obj[0].face, 5);
   assert_int_equal(obj[1].face, 6);
