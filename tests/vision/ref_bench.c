@@ -1,7 +1,7 @@
 /* vt_ref_bench: one flight frame analysed for an instruction count under
  * valgrind's callgrind (a benchmark, never a test: nothing is asserted).
  *
- *     vt_ref_bench [--seed N] [--size WxH] [--mode reference|analyze]
+ *     vt_ref_bench [--seed N] [--size WxH] [--mode reference|analyze|incremental]
  *
  * The random scene of tools/render (normal difficulty) at the camera
  * size WxH (default 1280x720, field of view as `teppich render --size`)
@@ -10,6 +10,10 @@
  * layout's cards from the truth. Modes:
  *   reference    the flight frame with vis_analyze_with_reference
  *   analyze      the flight frame with vis_analyze
+ *   incremental  the carpets land one by one; each frame is analysed
+ *                against the reference and then becomes the reference
+ *                for the next (vis_reference_set_decided); the last is
+ *                the one measured
  * Each measured analysis runs inside a function of its own (measured_*)
  * so that callgrind_annotate's inclusive count of that function is the
  * frame's cost:
@@ -48,6 +52,18 @@ measured_set_table(bench *b, vis_reference *ref, const tp_image *img,
   return vis_reference_set_table(ref, b->an, img, &b->map, err);
 }
 
+__attribute__((noinline)) static tp_status
+measured_set_decided(bench *b, vis_reference *ref, const tp_image *img,
+                     const vis_result *r, tp_error *err) {
+  return vis_reference_set_decided(ref, b->an, img, &b->map, r, err);
+}
+
+__attribute__((noinline)) static tp_status
+measured_incremental_last(bench *b, const vis_reference *ref,
+                          const tp_image *img, vis_result *r, tp_error *err) {
+  return vis_analyze_with_reference(b->an, ref, img, &b->map, r, err);
+}
+
 static vis_pt centre(const double c[4][2]) {
   vis_pt p = {0, 0};
   for (int i = 0; i < 4; i++)
@@ -79,6 +95,39 @@ static void report(const rnd_scene *scene, const vis_result *r,
   an_score_scene(scene, &rep, &s);
   printf("%s: %d carpets, %s%s\n", what, r->n_carpets,
          s.exact ? "exact" : "NOT exact: ", s.exact ? "" : s.errors);
+  if (getenv("VT_REF_BENCH_CARPETS")) /* debugging: where they lie */
+    for (int k = 0; k < r->n_carpets; k++)
+      printf("  %s at (%.1f, %.1f) %.1f deg, on %d cards\n",
+             r->carpets[k].colour, r->carpets[k].rect.center.x,
+             r->carpets[k].rect.center.y, r->carpets[k].rect.angle_deg,
+             r->carpets[k].n_on_cards);
+}
+
+/* The carpets land one by one; every frame is decided and kept. */
+static tp_status incremental(bench *b, vis_reference *ref,
+                             const rnd_scene *flight, tp_error *err) {
+  tp_status st = TP_OK;
+  for (int k = 1; !st && k <= flight->n_carpets; k++) {
+    rnd_scene s = *flight;
+    s.n_carpets = k;
+    tp_image img = {0};
+    vis_result r;
+    st = an_scenes_photo(b->sc, &s, &img, err);
+    if (!st)
+      st = k < flight->n_carpets
+               ? vis_analyze_with_reference(b->an, ref, &img, &b->map, &r, err)
+               : measured_incremental_last(b, ref, &img, &r, err);
+    if (!st) {
+      char what[64];
+      snprintf(what, sizeof what, "incremental, %d of %d carpets", k,
+               flight->n_carpets);
+      report(&s, &r, what);
+      st = measured_set_decided(b, ref, &img, &r, err);
+      vis_result_free(&r);
+    }
+    tp_image_free(&img);
+  }
+  return st;
 }
 
 static tp_status run(bench *b, unsigned long seed, int w, int h,
@@ -110,7 +159,9 @@ static tp_status run(bench *b, unsigned long seed, int w, int h,
     st = vis_reference_add_cards(ref, b->an, &limg, &b->map, cards,
                                  truth_cards(&layout, cards), err);
   if (!st) st = measured_set_table(b, ref, &limg, err);
-  if (!st) {
+  if (!st && !strcmp(mode, "incremental")) {
+    st = incremental(b, ref, &flight, err);
+  } else if (!st) {
     st = measured_reference(b, ref, &fimg, &r, err);
     if (!st) report(&flight, &r, "with reference");
     if (!st) vis_result_free(&r);
@@ -134,11 +185,12 @@ int main(int argc, char **argv) {
       i++;
     else if (!strcmp(argv[i], "--mode") && i + 1 < argc &&
              (!strcmp(argv[i + 1], "reference") ||
-              !strcmp(argv[i + 1], "analyze")))
+              !strcmp(argv[i + 1], "analyze") ||
+              !strcmp(argv[i + 1], "incremental")))
       mode = argv[++i];
     else {
       fprintf(stderr, "usage: vt_ref_bench [--seed N] [--size WxH] [--mode "
-                      "reference|analyze]\n");
+                      "reference|analyze|incremental]\n");
       return 2;
     }
   }

@@ -107,11 +107,8 @@ typedef struct {
   double type_min_margin;
   /* A card must show at least this fraction to be reported at all. */
   double card_min_visible;
-  /* Overlaps smaller than this (mm^2) count as touching, not overlap.
-   * The game counts any overlap of positive area (the renderer's truth
-   * from 0.01 mm^2); the pose error (0.1-0.3 mm) makes touching objects
-   * overlap by up to about 0.05 mm^2 and real slivers of 0.03-0.5 mm^2
-   * come out as 0.1-0.7 (tuning seeds 3000-3059, 4000-4025): 0.05. */
+  /* Overlaps smaller than this (mm^2) count as touching, not overlap;
+   * the game counts any overlap, so keep it about the pose error. */
   double min_overlap_mm2;
   /* Worker threads for the stages that split into independent parts
    * (the rectification's strips), 1..16. 1 (the default) runs everything
@@ -253,6 +250,31 @@ int vis_reference_card_count(const vis_reference *ref); /* 0 for NULL */
 tp_status vis_reference_set_table(vis_reference *ref, vis_analyzer *an,
                                   const tp_image *rgb, const vis_table_map *map,
                                   tp_error *err);
+
+/* Optional, for speed in a live game, where the landings are decided one
+ * after another (issue 8's half second): makes the frame just analysed
+ * and decided the starting point of the next analysis. `decided` is the
+ * result of vis_analyze_with_reference on `rgb` (exactly
+ * vis_reference_card_count cards), possibly corrected by the caller (an
+ * overlap turned by the throw order): its carpets, their poses and the
+ * overlaps as decided are remembered, and the frame's cells replace the
+ * bare table's for the change test. The next vis_analyze_with_reference
+ * then looks for carpets only where the frame changed since (the new
+ * carpet, a card or carpet it bumped), keeps each remembered carpet that
+ * still lies where it lay (same pose, and whatever changed on it is
+ * under a new carpet) with its overlaps as decided, and decides again
+ * only the overlaps of what is new or moved. A remembered carpet whose
+ * place changed otherwise (bumped, taken away) is searched for again.
+ * It costs a rectification (about what vis_reference_set_table costs),
+ * best spent while the next carpet flies. vis_reference_set_table
+ * (a carpet-free frame) forgets it; so does vis_reference_forget_decided. */
+tp_status vis_reference_set_decided(vis_reference *ref, vis_analyzer *an,
+                                    const tp_image *rgb,
+                                    const vis_table_map *map,
+                                    const vis_result *decided, tp_error *err);
+/* Forgets the decided frame (set_decided): back to the bare table or, if
+ * none was set, to searching the whole table. NULL-safe. */
+void vis_reference_forget_decided(vis_reference *ref);
 
 /* Forgets card i (taken away); indices of the others stay stable (the
  * slot is marked empty). Out of range: nothing happens. */
