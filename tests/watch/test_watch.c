@@ -22,6 +22,11 @@ typedef struct {
   int n_kinds;
   int n_events, n_flight_events, n_final;
   char last_say[2048];
+  /* with keep_states: the transcript file after each write (a kill -9
+   * can stop watch after any of them) */
+  bool keep_states;
+  int n_states;
+  char *states[16];
 } sink;
 
 static void on_say(void *u, wch_tone tone, const char *text) {
@@ -49,7 +54,16 @@ static tp_status on_record(void *u, const char *text, bool all,
   s->log = realloc(s->log, s->len + n + 1);
   memcpy(s->log + s->len, text, n + 1);
   s->len += n;
+  if (s->keep_states && s->n_states < 16) {
+    s->states[s->n_states] = malloc(s->len + 1);
+    memcpy(s->states[s->n_states++], s->log, s->len + 1);
+  }
   return TP_OK;
+}
+
+static void free_states(sink *s) {
+  for (int i = 0; i < s->n_states; i++) free(s->states[i]);
+  s->n_states = 0;
 }
 
 static int count_kind(const sink *s, const char *kind) {
@@ -773,6 +787,113 @@ static void test_fuzz_resume(void **state) {
   free(full.log);
 }
 
+/* Frames of a simulated game up to the first flight resolved; returns
+ * the frame it was resolved on. */
+static int drive_to_first_flight(wch *w, const wch_sim *sim, sink *s,
+                                 char **cursor) {
+  int run = 0;
+  tp_error err;
+  for (int f = 0; f < sim->n_frames; f++) {
+    answer_all(w, cursor);
+    run = sim->moving[f] ? 0 : run + 1;
+    if (run != 2) continue;
+    assert_int_equal(wch_observe(w, &sim->frames[f], &err), TP_OK);
+    if (strstr(s->log, "\nflight ")) return f;
+  }
+  fail_msg("no flight in the simulated game");
+  return -1;
+}
+
+/* Resumes from a transcript file as a kill left it and replays the frames
+ * the killed run had seen (up to `last`): the moves must be those of the
+ * run that was not killed (`want`). */
+static void resume_killed(const char *spec, const char *file,
+                          const wch_sim *sim, int last, const char *want) {
+  sink r = {0};
+  ft_players pl;
+  wch_config cfg;
+  setup_game(spec, &pl, &cfg);
+  wch_output out = {&r, on_say, on_event, on_record};
+  wch *w;
+  tp_error err;
+  assert_int_equal(wch_create(&cfg, &out, &w, &err), TP_OK);
+  size_t good;
+  assert_int_equal(wch_resume(w, "killed", file, strlen(file), &good, &err),
+                   TP_OK);
+  on_record(&r, file, true, &err);
+  char none[] = "", *cursor = none; /* no answer given after the flight */
+  drive(w, sim, (int)wch_resume_frame(w) + 1, last + 1, &cursor);
+  same_moves(r.log, want);
+  wch_destroy(w);
+  free(r.log);
+}
+
+/* A kill -9 at any write of `undo` or `give`: the resumed game takes the
+ * flight back (or gives the card) as the run that was not killed; it never
+ * decides the flight again from the frames seen before the correction. */
+static void test_killed_correcting(void **state) {
+  (void)state;
+  const char *spec = "anna=red,ben=blue,cleo=green";
+  for (int c = 0; c < 2; c++) { /* undo, give CARD - */
+    ft_players pl;
+    wch_config cfg;
+    setup_game(spec, &pl, &cfg);
+    wch_sim sim;
+    wch_sim_config sc = {5, 3, 4, 0, 0, 0, 0};
+    tp_error err;
+    assert_int_equal(wch_simulate(&sc, NULL, &pl, 0, &sim, &err), TP_OK);
+    sink s = {0};
+    wch_output out = {&s, on_say, on_event, on_record};
+    wch *w;
+    assert_int_equal(wch_create(&cfg, &out, &w, &err), TP_OK);
+    assert_int_equal(wch_start(w, &err), TP_OK);
+    char *cursor = sim.answers;
+    int last = drive_to_first_flight(w, &sim, &s, &cursor);
+    int card = -1;
+    sscanf(strchr(strstr(s.log, "\nflight "), '=') + 1, "%d", &card);
+    assert_true(card >= 0);
+    char command[64] = "undo";
+    if (c == 1) snprintf(command, sizeof command, "give %d -", card);
+    s.keep_states = true;
+    assert_int_equal(wch_command(w, command, &err), TP_OK);
+    assert_true(s.n_states >= 1);
+    if (c == 0) assert_null(strstr(s.log, "\nflight "));
+    for (int i = 0; i < s.n_states; i++)
+      resume_killed(spec, s.states[i], &sim, last, s.log);
+    free_states(&s);
+    wch_destroy(w);
+    wch_sim_free(&sim);
+    free(s.log);
+  }
+}
+
+/* A kill at any write of a correction on the second look leaves the
+ * announced flight or the corrected one, never a transcript without it. */
+static void test_killed_confirming(void **state) {
+  (void)state;
+  sink s = {0};
+  tp_error err;
+  wch *w = three_player_game(&s);
+  wch_obs first = layout_obs(12);
+  add_carpet(&first, "blue", 90, 90, 0);
+  add_carpet(&first, "green", 90, 220, 4);
+  add_carpet(&first, "red", 240, 220, 5);
+  observe(w, &first);
+  wch_obs right = first;
+  right.carpets[2].on_cards[right.carpets[2].n_on_cards++] = 6;
+  s.keep_states = true;
+  bool corrected;
+  assert_int_equal(wch_confirm(w, &right, &corrected, &err), TP_OK);
+  assert_int_equal(wch_confirm(w, &right, &corrected, &err), TP_OK);
+  assert_true(corrected);
+  assert_true(s.n_states >= 1);
+  for (int i = 0; i < s.n_states; i++)
+    assert_non_null(strstr(s.states[i], "\nflight blue=0 green=4 red=5"));
+  free_states(&s);
+  wch_destroy(w);
+  free(s.log);
+}
+
 /* Two cards of one type in a claim are said once with their number. */
 static void test_said_counts(void **state) {
   (void)state;
@@ -1073,6 +1194,8 @@ int main(void) {
       cmocka_unit_test(test_confirm_contest),
       cmocka_unit_test(test_confirm_resumed),
       cmocka_unit_test(test_fuzz_resume),
+      cmocka_unit_test(test_killed_correcting),
+      cmocka_unit_test(test_killed_confirming),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -205,7 +205,10 @@ bool wch_assumed_answer(const wch *w, const char *recorded, char *line,
 
 /* ---- corrections ---- */
 
-/* Puts the game back to just before the last flight. */
+/* Puts the game back to just before the last flight. The transcript is
+ * cut in memory only: the caller appends what replaces the flight (its
+ * mark, or the flight resolved again) and commits, so that the flight
+ * is taken back in one rewrite (wch__cut). */
 tp_status wch__take_back(wch *w, tp_error *err) {
   ft_game *g = ft_game_clone(w->before_flight);
   if (!g) return tp_error_set(err, TP_ERR_NOMEM, "watch: out of memory");
@@ -217,7 +220,21 @@ tp_status wch__take_back(wch *w, tp_error *err) {
   memcpy(w->ghost, w->ghost_before, sizeof w->ghost);
   w->flights_total--;
   w->have_flight = false;
-  return wch__rewrite(w, w->log_before, err);
+  wch__cut(w, w->log_before);
+  return TP_OK;
+}
+
+/* The last flight taken back and resolved again with the landings as set
+ * now, keeping the reveals given (contests that stay the same are not
+ * asked again); `note` (NULL: none) goes before the new flight line. One
+ * rewrite of the transcript: a kill leaves the old flight or the new. */
+tp_status wch__resolve_again(wch *w, const char *note, tp_error *err) {
+  w->n_old_reveals = w->n_reveals;
+  memcpy(w->old_reveals, w->reveals, sizeof w->reveals);
+  tp_status st = wch__take_back(w, err);
+  if (st == TP_OK && note) st = wch__append(w, note, err);
+  if (st == TP_OK) st = wch__resolve(w, NULL, true, err);
+  return wch__commit(w, st, err);
 }
 
 static tp_status can_correct(const wch *w, tp_error *err) {
@@ -239,10 +256,14 @@ void wch__correction_event(wch *w, const char *action, int card,
   wch__event(w, json);
 }
 
+/* The flight's lines go and the mark of this frame comes in one rewrite:
+ * the transcript never lacks the flight without a mark newer than it (a
+ * resume would decide the flight again from the recorded frames). */
 static tp_status cmd_undo(wch *w, tp_error *err) {
   tp_status st = can_correct(w, err);
   if (st == TP_OK) st = wch__take_back(w, err);
   if (st == TP_OK) st = wch__mark(w, err);
+  st = wch__commit(w, st, err);
   if (st != TP_OK) return st;
   wch__correction_event(w, "undo", -1, "");
   w->stage = WCH_WAIT_THROWS;
@@ -281,14 +302,10 @@ static tp_status cmd_give(wch *w, const char *card_s, const char *who,
     for (int k = 0; k < w->n_landings; k++)
       if (!strcmp(w->land_colour[k], w->players.players[p].carpets[0]))
         w->land_cards[k][w->n_land_cards[k]++] = card;
-  w->n_old_reveals = w->n_reveals;
-  memcpy(w->old_reveals, w->reveals, sizeof w->reveals);
-  st = wch__take_back(w, err);
-  if (st != TP_OK) return st;
   wch__correction_event(w, "give", card, p >= 0 ? w->players.players[p].name : "-");
   wch__say(w, WCH_SAY_INFO, "Correction: card %d goes to %s.", card,
            p >= 0 ? w->players.players[p].name : "nobody (it stays)");
-  return wch__resolve(w, NULL, true, err);
+  return wch__resolve_again(w, NULL, err);
 }
 
 /* The last flight resolved again with cards added to carpets' landings
@@ -303,16 +320,12 @@ tp_status wch__amend_flight(wch *w, const int *cards, const int *landing,
     if (k >= 0 && k < w->n_landings && w->n_land_cards[k] < FT_MAX_CARDS)
       w->land_cards[k][w->n_land_cards[k]++] = cards[i];
   }
-  w->n_old_reveals = w->n_reveals;
-  memcpy(w->old_reveals, w->reveals, sizeof w->reveals);
-  st = wch__take_back(w, err);
-  if (st != TP_OK) return st;
   for (int i = 0; i < n; i++) {
     int p = ft_players_by_colour(&w->players, w->land_colour[landing[i]]);
     wch__correction_event(w, "taken", cards[i],
                      p >= 0 ? w->players.players[p].name : "-");
   }
-  return wch__resolve(w, NULL, true, err);
+  return wch__resolve_again(w, NULL, err);
 }
 
 static tp_status cmd_resolve(wch *w, tp_error *err) {

@@ -118,10 +118,6 @@ static bool same_cards(const int *a, int na, const int *b, int nb) {
 static tp_status correct(wch *w, int (*cards)[FT_MAX_CARDS], const int *n,
                          const wch_obs *obs, tp_error *err) {
   if (!w->have_flight || !w->before_flight) return TP_OK;
-  w->n_old_reveals = w->n_reveals;
-  memcpy(w->old_reveals, w->reveals, sizeof w->reveals);
-  tp_status st = wch__take_back(w, err);
-  if (st != TP_OK) return st;
   for (int k = 0; k < w->n_landings; k++) {
     memcpy(w->land_cards[k], cards[k], (size_t)n[k] * sizeof cards[k][0]);
     w->n_land_cards[k] = n[k];
@@ -129,15 +125,13 @@ static tp_status correct(wch *w, int (*cards)[FT_MAX_CARDS], const int *n,
   if (obs->n_carpets > 0) wch__remember_flight_carpets(w, obs);
   w->corrections++;
   wch__correction_event(w, "recheck", -1, "");
-  char line[128];
-  snprintf(line, sizeof line, "# watch corrected round=%d flight=%d "
+  char note[128];
+  snprintf(note, sizeof note, "# watch corrected round=%d flight=%d "
            "frame=%lld\n", w->report.round, w->report.flight,
            (long long)w->frame);
-  st = wch__append(w, line, err);
-  if (st != TP_OK) return st;
   wch__say(w, WCH_SAY_RESULT, "Correction: on a second look, round %d, "
            "flight %d goes differently.", w->report.round, w->report.flight);
-  return wch__resolve(w, NULL, true, err);
+  return wch__resolve_again(w, note, err);
 }
 
 tp_status wch_confirm(wch *w, const wch_obs *obs, bool *corrected,

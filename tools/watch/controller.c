@@ -104,23 +104,51 @@ static tp_status grow_log(wch *w, size_t need, tp_error *err) {
   return TP_OK;
 }
 
+/* Appends to the transcript; while a cut is pending (wch__cut) only in
+ * memory: wch__commit writes the cut and what followed it at once. */
 tp_status wch__append(wch *w, const char *text, tp_error *err) {
   size_t n = strlen(text);
   tp_status st = grow_log(w, n, err);
   if (st != TP_OK) return st;
   memcpy(w->log + w->log_len, text, n + 1);
   w->log_len += n;
-  if (w->replaying || !w->out.record) return TP_OK;
+  if (w->replaying || !w->out.record || w->cut_pending) return TP_OK;
   return w->out.record(w->out.user, text, false, err);
+}
+
+static void cut_log(wch *w, size_t keep) {
+  if (keep > w->log_len) keep = w->log_len;
+  w->log_len = keep;
+  if (w->log) w->log[keep] = '\0';
 }
 
 /* Cuts the transcript back to `keep` bytes and writes it whole. */
 tp_status wch__rewrite(wch *w, size_t keep, tp_error *err) {
-  if (keep > w->log_len) keep = w->log_len;
-  w->log_len = keep;
-  if (w->log) w->log[keep] = '\0';
-  if (w->replaying || !w->out.record) return TP_OK;
-  return w->out.record(w->out.user, w->log ? w->log : "", true, err);
+  wch__cut(w, keep);
+  return wch__commit(w, TP_OK, err);
+}
+
+/* Cuts the transcript back to `keep` bytes in memory only: the lines that
+ * replace what was cut (a flight resolved again, the mark of an undo) are
+ * appended, then wch__commit writes the whole in one rewrite. Written
+ * separately, a kill between the cut and the new lines left a transcript
+ * whose last mark is older than the flight taken back, and a resume
+ * decided that flight again from the recording. */
+void wch__cut(wch *w, size_t keep) {
+  cut_log(w, keep);
+  w->cut_pending = true;
+}
+
+/* Writes a pending cut with what was appended since, whatever `so_far`
+ * (the file must hold what memory holds); so_far's failure comes first. */
+tp_status wch__commit(wch *w, tp_status so_far, tp_error *err) {
+  if (!w->cut_pending) return so_far;
+  w->cut_pending = false;
+  if (w->replaying || !w->out.record) return so_far;
+  tp_error ignored;
+  tp_status st = w->out.record(w->out.user, w->log ? w->log : "", true,
+                               so_far == TP_OK ? err : &ignored);
+  return so_far == TP_OK ? st : so_far;
 }
 
 /* What resume needs besides the game: the frame and the answers used. */

@@ -114,6 +114,7 @@ struct wch {
   /* the transcript, as written so far */
   char *log;
   size_t log_len, log_cap;
+  bool cut_pending; /* cut back in memory, not written yet (wch__cut) */
   int answers_used;
   int64_t resume_frame;
   int warnings;
@@ -142,6 +143,8 @@ void wch__warn(wch *w, const char *kind, const char *fmt, ...)
 void wch__event(wch *w, const char *json);
 tp_status wch__append(wch *w, const char *text, tp_error *err);
 tp_status wch__rewrite(wch *w, size_t keep, tp_error *err);
+void wch__cut(wch *w, size_t keep);
+tp_status wch__commit(wch *w, tp_status so_far, tp_error *err);
 tp_status wch__mark(wch *w, tp_error *err);
 tp_status wch__append_marked(wch *w, const char *text, tp_error *err);
 const char *wch__card_label(int type);
@@ -163,6 +166,7 @@ tp_status wch__answer_lamps(wch *w, char *rest, tp_error *err);
 tp_status wch__amend_flight(wch *w, const int *cards, const int *landing,
                             int n, tp_error *err);
 tp_status wch__take_back(wch *w, tp_error *err);
+tp_status wch__resolve_again(wch *w, const char *note, tp_error *err);
 void wch__correction_event(wch *w, const char *action, int card,
                            const char *player);
 
