@@ -15,9 +15,13 @@ if [ "${TEPPICH_SANITIZED:-OFF}" = ON ] && [ "${TEPPICH_SLOW_TESTS:-}" != 1 ]; t
   exit 77
 fi
 export TEPPICH_CACHE="${TEPPICH_DEMO_CACHE:-$T/cache}"
-expect_exit 0 "$TEPPICH" watch --demo --fast --transcript "$T/demo.txt"
+expect_exit 0 "$TEPPICH" watch --demo --fast --transcript "$T/demo.txt" --stats
 expect_out "Final scores"
 expect_out "The same final table as the game's truth"
+# the landings after a flight's first were analysed against the frame
+# decided before them (the incremental reference), not only the layout
+expect_err "against the last decided frame [0-9.]+ ms \([1-9][0-9]*\)"
+expect_err "taking a decided frame [0-9.]+ ms \([1-9][0-9]*\)"
 game=$(ls -d "$TEPPICH_CACHE"/demo-game-* 2>/dev/null | head -1)
 [ -s "$game/transcript.txt" ] || fail "no rendered game in the cache"
 "$TEPPICH" score "$game/transcript.txt" | sed -n '/Final score/,$p' >"$T/truth.final"

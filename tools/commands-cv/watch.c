@@ -84,6 +84,9 @@ static const char usage[] =
     "                      to the 3rd look again and correct the announcement\n"
     "                      out loud if two of three frames see it otherwise\n"
     "  --stats             print timing and latency numbers at the end\n"
+    "  --no-incremental    analyse each flight frame against the layout\n"
+    "                      alone, not against the last decided frame\n"
+    "                      (slower; for comparison)\n"
     "  --quiet             no commentary\n"
     "\n"
     "On the terminal, while the game runs: 'undo' takes the last flight back,\n"
@@ -94,6 +97,7 @@ typedef struct {
   const char *source, *players, *deck, *calib, *first_layer, *answers,
       *events, *transcript, *resume, *observations, *rules, *write_dir, *web;
   bool fast, demo, rendered, simulated, quiet, stats, simulate;
+  bool no_incremental; /* --no-incremental */
   long seed, measure;
   long still; /* --still: the still frame that decides (0: the default) */
   double table[4];
@@ -130,8 +134,20 @@ typedef struct {
   int confirm_left;
   bool in_confirm;     /* a correction's announcement: not a latency */
   bool decided_ref;    /* the decided frame was analysed with the reference */
+  /* a command changed the game (undo, give, resolve): the last decided
+   * frame is no longer what the controller holds */
+  bool decided_stale;
   /* measurements */
   long frames, decisions, analyses, corrections;
+  /* CPU time (all threads) per kind of analysis: against the last
+   * decided frame, against the layout alone, from scratch; and the
+   * decided frames taken (vis_reference_set_decided) */
+  long n_cpu[3], n_set_decided;
+  double cpu_ms[3], set_decided_cpu_ms;
+  /* ... and per stage: frames of a flight being thrown (the landings and
+   * the announcement), second looks, the rest (layout, taking-away) */
+  long n_stage_cpu[3];
+  double stage_cpu_ms[3];
   long settle_frame; /* first frame of the still run being decided */
   long latency_sum, latency_max, announcements;
   double analysis_ms, analysis_max_ms;
@@ -342,6 +358,7 @@ static tp_status command(app *a, const char *line, tp_error *err) {
     free(s);
   } else {
     st = wch_command(a->w, line, err);
+    a->decided_stale |= st == TP_OK;
   }
   publish_state(a);
   return st;
@@ -631,12 +648,25 @@ typedef struct {
   int n;              /* slots used */
   int id[REF_SLOTS];  /* the controller's card id per slot; -1 removed */
   double card_mm[2];  /* the deck's card size */
+  /* the incremental reference (vis_reference_set_decided): the last frame
+   * decided while a flight is thrown is the next one's baseline, so only
+   * what changed since is searched */
+  bool incremental;    /* allowed (not --no-incremental) */
+  bool has_decided;    /* ref holds a decided frame */
+  double decided_px[4][2]; /* the table area's corners in its picture */
+  bool decided_px_ok[4];
 } layout_ref;
+
+static void layout_ref_forget_decided(layout_ref *lr) {
+  vis_reference_forget_decided(lr->ref);
+  lr->has_decided = false;
+}
 
 static void layout_ref_reset(layout_ref *lr) {
   vis_reference_destroy(lr->ref);
   lr->ref = NULL;
   lr->n = 0;
+  lr->has_decided = false;
 }
 
 /* The card of a plain analysis where the controller has a table card
@@ -836,6 +866,112 @@ static double now_ms(void) {
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* CPU time of the process (the analysis workers included): on a shared
+ * machine a fairer cost than the wall clock. */
+static double cpu_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* ---- the incremental reference ---- */
+
+/* Further than this (pixels) from where a corner of the table area lay
+ * in the decided frame, the camera moved (calibration from the markers
+ * jitters by a fraction of a pixel). */
+static const double CAMERA_MOVED_PX = 3;
+
+static void table_corner(const vis_table_map *m, int k, double mm[2]) {
+  mm[0] = m->area_mm[k == 1 || k == 2 ? 2 : 0];
+  mm[1] = m->area_mm[k >= 2 ? 3 : 1];
+}
+
+/* The camera moved (a recalibration) since the decided frame: it no
+ * longer shows the table as this frame does. */
+static bool camera_moved(const layout_ref *lr, const an_report *rep) {
+  if (!lr->has_decided || !rep->has_map) return false;
+  for (int k = 0; k < 4; k++) {
+    double mm[2], px[2];
+    table_corner(&rep->map, k, mm);
+    if (!lr->decided_px_ok[k]) continue;
+    if (!rep->map.table_to_image(rep->map.user, mm, px) ||
+        hypot(px[0] - lr->decided_px[k][0], px[1] - lr->decided_px[k][1]) >
+            CAMERA_MOVED_PX)
+      return true;
+  }
+  return false;
+}
+
+static void take_decided(layout_ref *lr, app *a, an_session *s,
+                         const an_report *rep) {
+  double t0 = cpu_ms();
+  tp_error err;
+  if (vis_reference_set_decided(lr->ref, an_session_analyzer(s), &rep->photo,
+                                &rep->map, &rep->vis, &err) != TP_OK) {
+    fprintf(stderr, "teppich: watch: the decided frame: %s\n", err.text);
+    layout_ref_forget_decided(lr);
+    return;
+  }
+  lr->has_decided = true;
+  for (int k = 0; k < 4; k++) {
+    double mm[2];
+    table_corner(&rep->map, k, mm);
+    lr->decided_px_ok[k] =
+        rep->map.table_to_image(rep->map.user, mm, lr->decided_px[k]);
+  }
+  a->n_set_decided++;
+  a->set_decided_cpu_ms += cpu_ms() - t0;
+}
+
+/* After a decision: while a flight is thrown, the frame just decided
+ * (against the reference) is the next analysis's baseline, so each
+ * landing searches only what changed since the one before. The frame that
+ * resolved the flight is not: its second look is analysed against the
+ * frame before it, as the announcement was (against the announced frame
+ * nothing would show as changed, and the second look could correct
+ * nothing). After the second look, when the carpets are taken off, in a
+ * new round and after a frame analysed without the reference, the
+ * baseline is forgotten. */
+static void follow_decided(layout_ref *lr, app *a, an_session *s,
+                           const an_report *rep, bool used_ref) {
+  if (!lr->ref || a->confirm_left > 0) return;
+  if (!lr->incremental || !used_ref || wch_get_stage(a->w) != WCH_WAIT_THROWS) {
+    layout_ref_forget_decided(lr);
+    return;
+  }
+  take_decided(lr, a, s, rep);
+}
+
+/* One analysis, against the reference (ref not NULL) and timed. When the
+ * camera moved since the decided frame, that frame is forgotten and the
+ * frame analysed again against the layout alone. */
+static tp_status analyse_frame(app *a, an_session *s, layout_ref *lr,
+                               const vis_reference *ref, const tp_image *rgb,
+                               an_report *rep, tp_error *err) {
+  double t0 = now_ms(), c0 = cpu_ms();
+  int kind = !ref ? 2 : lr->has_decided ? 0 : 1;
+  int stage = a->confirm_left > 0                          ? 1
+              : wch_get_stage(a->w) == WCH_WAIT_THROWS ? 0
+                                                         : 2;
+  tp_status st = an_run_image_ref(s, ref, rgb, NULL, rep, err);
+  if (st == TP_OK && ref && camera_moved(lr, rep)) {
+    layout_ref_forget_decided(lr);
+    an_report_free(rep);
+    kind = 1;
+    st = an_run_image_ref(s, ref, rgb, NULL, rep, err);
+  }
+  double ms = now_ms() - t0;
+  a->analyses++;
+  a->analysis_ms += ms;
+  if (ms > a->analysis_max_ms) a->analysis_max_ms = ms;
+  double used = cpu_ms() - c0;
+  a->n_cpu[kind]++;
+  a->cpu_ms[kind] += used;
+  a->n_stage_cpu[stage]++;
+  a->stage_cpu_ms[stage] += used;
+  return st;
+}
+
 static int run_camera(app *a, int64_t skip_to) {
   options *o = a->o;
   tp_error err;
@@ -862,7 +998,7 @@ static int run_camera(app *a, int64_t skip_to) {
   st = wch_motion_create(&mc, &m, &err);
   wch_obs *obs = malloc(sizeof *obs);
   int rc = st == TP_OK && obs ? 0 : cli_fail(1, "watch: out of memory");
-  layout_ref lr = {0};
+  layout_ref lr = {.incremental = !o->no_incremental};
   an_report bare = {0}; /* the layout's last still frame without carpets */
   vis_deck_card_mm(an_session_deck(s), lr.card_mm);
   int extra = 0; /* frames looked at after the first of a still scene */
@@ -897,17 +1033,18 @@ static int run_camera(app *a, int64_t skip_to) {
     if (!mr.settled && !again && !second_look) continue;
     if (!second_look) extra = mr.settled ? 0 : extra + 1;
     publish_frame(a, &f.color);
-    double t0 = now_ms();
+    /* the decided frame is a baseline while a flight is thrown and for
+     * its second look; a command may have changed what it was */
+    if (a->decided_stale ||
+        (!second_look && wch_get_stage(a->w) != WCH_WAIT_THROWS))
+      layout_ref_forget_decided(&lr);
+    a->decided_stale = false;
     an_report rep;
     /* a second look is analysed as the decided frame was */
     bool use_ref = second_look ? a->decided_ref && lr.ref
                                : layout_ref_usable(&lr, a->w);
-    st = an_run_image_ref(s, use_ref ? lr.ref : NULL, &f.color, NULL, &rep,
-                          &err);
-    double ms = now_ms() - t0;
-    a->analyses++;
-    a->analysis_ms += ms;
-    if (ms > a->analysis_max_ms) a->analysis_max_ms = ms;
+    st = analyse_frame(a, s, &lr, use_ref ? lr.ref : NULL, &f.color, &rep,
+                       &err);
     if (st != TP_OK) {
       /* no markers in view (a hand, a bumped camera): next still frame */
       an_report_free(&rep);
@@ -921,6 +1058,7 @@ static int run_camera(app *a, int64_t skip_to) {
     }
     if (!second_look) a->decided_ref = use_ref;
     rc = second_look ? confirm(a, obs) : decide(a, obs);
+    follow_decided(&lr, a, s, &rep, use_ref); /* before cards are added */
     layout_ref_sync(&lr, a->w, s, &rep, &bare, !use_ref);
     if (wch_get_stage(a->w) == WCH_WAIT_LAYOUT && rep.vis.n_carpets == 0) {
       an_report_free(&bare); /* the layout's last frame without carpets */
@@ -1174,6 +1312,8 @@ static int parse_options(int argc, char **argv, options *o) {
       o->quiet = true;
     } else if (!strcmp(a, "--stats")) {
       o->stats = true;
+    } else if (!strcmp(a, "--no-incremental")) {
+      o->no_incremental = true;
     } else if (!strcmp(a, "--still") && v) {
       if (!cli_parse_long(argv[++i], 1, 10, &o->still))
         return cli_fail(2, "watch: --still '%s': a number of frames 1..10",
@@ -1210,6 +1350,25 @@ static void print_stats(const app *a) {
           a->latency_max,
           a->analyses ? a->analysis_ms / (double)a->analyses : 0.0,
           a->analysis_max_ms, a->analyses, a->corrections);
+  static const char *const kinds[3] = {"against the last decided frame",
+                                       "against the layout", "from scratch"};
+  fprintf(stderr, "watch: CPU per analysis:");
+  for (int k = 0; k < 3; k++)
+    fprintf(stderr, "%s %s %.1f ms (%ld)", k ? ";" : "", kinds[k],
+            a->n_cpu[k] ? a->cpu_ms[k] / (double)a->n_cpu[k] : 0.0,
+            a->n_cpu[k]);
+  fprintf(stderr, "; taking a decided frame %.1f ms (%ld)\n",
+          a->n_set_decided ? a->set_decided_cpu_ms / (double)a->n_set_decided
+                           : 0.0,
+          a->n_set_decided);
+  static const char *const stages[3] = {"throws", "second look", "other"};
+  fprintf(stderr, "watch: CPU per analysis by stage:");
+  for (int k = 0; k < 3; k++)
+    fprintf(stderr, "%s %s %.1f ms (%ld)", k ? ";" : "", stages[k],
+            a->n_stage_cpu[k] ? a->stage_cpu_ms[k] / (double)a->n_stage_cpu[k]
+                              : 0.0,
+            a->n_stage_cpu[k]);
+  fputc('\n', stderr);
 }
 
 /* The built-in demo game: where its files are (a temporary folder). */
