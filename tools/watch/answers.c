@@ -291,17 +291,17 @@ static tp_status cmd_give(wch *w, const char *card_s, const char *who,
     return tp_error_set(err, TP_ERR_INVALID, "'%.40s' is not a player "
                         "(or - to leave the card on the table)", who);
   /* the card under exactly the chosen player's first carpet */
-  for (int k = 0; k < w->n_landings; k++) {
+  for (int k = 0; k < w->landings.n; k++) {
     int n = 0;
-    for (int j = 0; j < w->n_land_cards[k]; j++)
-      if (w->land_cards[k][j] != card)
-        w->land_cards[k][n++] = w->land_cards[k][j];
-    w->n_land_cards[k] = n;
+    for (int j = 0; j < w->landings.n_cards[k]; j++)
+      if (w->landings.cards[k][j] != card)
+        w->landings.cards[k][n++] = w->landings.cards[k][j];
+    w->landings.n_cards[k] = n;
   }
   if (p >= 0)
-    for (int k = 0; k < w->n_landings; k++)
-      if (!strcmp(w->land_colour[k], w->players.players[p].carpets[0]))
-        w->land_cards[k][w->n_land_cards[k]++] = card;
+    for (int k = 0; k < w->landings.n; k++)
+      if (!strcmp(w->landings.colour[k], w->players.players[p].carpets[0]))
+        w->landings.cards[k][w->landings.n_cards[k]++] = card;
   wch__correction_event(w, "give", card, p >= 0 ? w->players.players[p].name : "-");
   wch__say(w, WCH_SAY_INFO, "Correction: card %d goes to %s.", card,
            p >= 0 ? w->players.players[p].name : "nobody (it stays)");
@@ -317,11 +317,11 @@ tp_status wch__amend_flight(wch *w, const int *cards, const int *landing,
   if (st != TP_OK) return st;
   for (int i = 0; i < n; i++) {
     int k = landing[i];
-    if (k >= 0 && k < w->n_landings && w->n_land_cards[k] < FT_MAX_CARDS)
-      w->land_cards[k][w->n_land_cards[k]++] = cards[i];
+    if (k >= 0 && k < w->landings.n && w->landings.n_cards[k] < FT_MAX_CARDS)
+      w->landings.cards[k][w->landings.n_cards[k]++] = cards[i];
   }
   for (int i = 0; i < n; i++) {
-    int p = ft_players_by_colour(&w->players, w->land_colour[landing[i]]);
+    int p = ft_players_by_colour(&w->players, w->landings.colour[landing[i]]);
     wch__correction_event(w, "taken", cards[i],
                      p >= 0 ? w->players.players[p].name : "-");
   }

@@ -6,34 +6,27 @@
  * three against the announcement correct it out loud instead of keeping
  * quiet. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "watch_internal.h"
 
 enum { CONFIRM_FRAMES = 2 }; /* still frames after the announced one */
 
-static bool colour_seen(const wch_obs *obs, const char *colour) {
-  for (int c = 0; c < obs->n_carpets; c++)
-    if (!strcmp(obs->carpets[c].colour, colour)) return true;
-  return false;
-}
-
 /* One frame's vote: per landing, whether the frame shows its carpet and
- * the cards `seen` (landings computed from the frame) puts under it. */
-static int landing_of(const wch *w, const char *colour) {
-  for (int k = 0; k < w->n_landings; k++)
-    if (!strcmp(w->land_colour[k], colour)) return k;
+ * the cards `seen` (the landings computed from the frame) puts under it. */
+static int landing_of(const wch__landings *l, const char *colour) {
+  for (int k = 0; k < l->n; k++)
+    if (!strcmp(l->colour[k], colour)) return k;
   return -1;
 }
 
-static void add_votes(wch *w, const wch_obs *obs, const wch *seen) {
-  for (int k = 0; k < w->n_landings; k++) {
-    int i = landing_of(seen, w->land_colour[k]);
-    if (i < 0 || !colour_seen(obs, w->land_colour[k])) continue;
+static void add_votes(wch *w, const wch_obs *obs, const wch__landings *seen) {
+  for (int k = 0; k < w->landings.n; k++) {
+    int i = landing_of(seen, w->landings.colour[k]);
+    if (i < 0 || !wch__carpet_in(obs, w->landings.colour[k])) continue;
     w->vote_seen[k]++;
-    for (int j = 0; j < seen->n_land_cards[i]; j++) {
-      int id = seen->land_cards[i][j];
+    for (int j = 0; j < seen->n_cards[i]; j++) {
+      int id = seen->cards[i][j];
       if (id >= 0 && id < FT_DECK_SIZE) w->votes[k][id]++;
     }
   }
@@ -44,7 +37,7 @@ void wch__confirm_begin(wch *w, const wch_obs *obs) {
   w->confirm_frames = 0;
   memset(w->vote_seen, 0, sizeof w->vote_seen);
   memset(w->votes, 0, sizeof w->votes);
-  add_votes(w, obs, w); /* the landings were just set from this frame */
+  add_votes(w, obs, &w->landings); /* just set from this frame */
 }
 
 /* After a resume whose transcript ends with a flight (no answer since):
@@ -52,14 +45,14 @@ void wch__confirm_begin(wch *w, const wch_obs *obs) {
  * which the frames after the resumed one give. The announced landings
  * (from the flight line) are one frame's vote. */
 void wch__confirm_resumed(wch *w) {
-  w->confirming = w->have_flight && w->before_flight && w->n_landings > 0;
+  w->confirming = w->have_flight && w->before_flight && w->landings.n > 0;
   w->confirm_frames = 0;
   memset(w->vote_seen, 0, sizeof w->vote_seen);
   memset(w->votes, 0, sizeof w->votes);
-  for (int k = 0; k < w->n_landings; k++) {
+  for (int k = 0; k < w->landings.n; k++) {
     w->vote_seen[k] = 1;
-    for (int j = 0; j < w->n_land_cards[k]; j++) {
-      int id = w->land_cards[k][j];
+    for (int j = 0; j < w->landings.n_cards[k]; j++) {
+      int id = w->landings.cards[k][j];
       if (id >= 0 && id < FT_DECK_SIZE) w->votes[k][id] = 1;
     }
   }
@@ -70,19 +63,12 @@ bool wch_confirm_pending(const wch *w) { return w->confirming; }
 int wch_corrections(const wch *w) { return w->corrections; }
 
 /* The landings this frame shows, seen as at the moment of the flight
- * (the cards it claimed are still table cards there): a copy of the
- * controller with the state before the flight (malloc'd; NULL: memory). */
-static wch *landings_before_flight(const wch *w, const wch_obs *obs) {
-  wch *v = malloc(sizeof *v);
-  if (!v) return NULL;
-  *v = *w;
-  v->n_ref = w->n_ref_before;
-  memcpy(v->ref, w->ref_before, sizeof v->ref);
-  v->n_ghost = w->n_ghost_before;
-  memcpy(v->ghost, w->ghost_before, sizeof v->ghost);
-  v->game = w->before_flight;
-  wch__landings_from(v, obs);
-  return v;
+ * (the cards it claimed are still table cards there). */
+static void landings_before_flight(const wch *w, const wch_obs *obs,
+                                   wch__landings *seen) {
+  wch__known before = {w->before_flight, w->ref_before, w->n_ref_before,
+                       w->ghost_before, w->n_ghost_before};
+  wch__landings_seen(w, &before, obs, seen);
 }
 
 static bool has_id(const int *ids, int n, int id) {
@@ -94,8 +80,8 @@ static bool has_id(const int *ids, int n, int id) {
 /* Landing k's cards by majority of the frames that showed its carpet; a
  * tie keeps what was announced. Returns how many. */
 static int majority(const wch *w, int k, int *out) {
-  const int *now = w->land_cards[k];
-  int n_now = w->n_land_cards[k], n = 0, s = w->vote_seen[k];
+  const int *now = w->landings.cards[k];
+  int n_now = w->landings.n_cards[k], n = 0, s = w->vote_seen[k];
   for (int j = 0; j < n_now; j++) /* not voted on: kept */
     if (s == 0 || now[j] < 0 || now[j] >= FT_DECK_SIZE) out[n++] = now[j];
   if (s == 0) return n;
@@ -118,9 +104,9 @@ static bool same_cards(const int *a, int na, const int *b, int nb) {
 static tp_status correct(wch *w, int (*cards)[FT_MAX_CARDS], const int *n,
                          const wch_obs *obs, tp_error *err) {
   if (!w->have_flight || !w->before_flight) return TP_OK;
-  for (int k = 0; k < w->n_landings; k++) {
-    memcpy(w->land_cards[k], cards[k], (size_t)n[k] * sizeof cards[k][0]);
-    w->n_land_cards[k] = n[k];
+  for (int k = 0; k < w->landings.n; k++) {
+    memcpy(w->landings.cards[k], cards[k], (size_t)n[k] * sizeof cards[k][0]);
+    w->landings.n_cards[k] = n[k];
   }
   if (obs->n_carpets > 0) wch__remember_flight_carpets(w, obs);
   w->corrections++;
@@ -137,18 +123,18 @@ static tp_status correct(wch *w, int (*cards)[FT_MAX_CARDS], const int *n,
 tp_status wch_confirm(wch *w, const wch_obs *obs, bool *corrected,
                       tp_error *err) {
   if (corrected) *corrected = false;
-  if (!w->confirming) return TP_OK;
-  wch *seen = landings_before_flight(w, obs);
-  if (!seen) return tp_error_set(err, TP_ERR_NOMEM, "watch: out of memory");
-  add_votes(w, obs, seen);
-  free(seen);
+  if (!w->confirming || !w->before_flight) return TP_OK;
+  wch__landings seen;
+  landings_before_flight(w, obs, &seen);
+  add_votes(w, obs, &seen);
   w->frame = obs->frame;
   bool more = ++w->confirm_frames < CONFIRM_FRAMES;
   int cards[FT_MAX_CARPETS][FT_MAX_CARDS], n[FT_MAX_CARPETS];
   bool differ = false;
-  for (int k = 0; k < w->n_landings; k++) {
+  for (int k = 0; k < w->landings.n; k++) {
     n[k] = majority(w, k, cards[k]);
-    differ |= !same_cards(cards[k], n[k], w->land_cards[k], w->n_land_cards[k]);
+    differ |= !same_cards(cards[k], n[k], w->landings.cards[k],
+                          w->landings.n_cards[k]);
   }
   tp_status st = differ ? correct(w, cards, n, obs, err) : TP_OK;
   if (corrected) *corrected = differ && st == TP_OK;

@@ -279,52 +279,63 @@ static void pair_cards(const wch_obs *obs, const wch__card *known, int n_known,
  * the ones it says, wherever they lie now; one that moved further than a
  * match was bumped. Named cards that are not known any more (taken) are
  * kept out of the pairing by place. */
-static void pair_by_id(const wch *w, const wch_obs *obs, matching *m) {
+static void pair_by_id(const wch_config *cfg, const wch__known *kn,
+                       const wch_obs *obs, matching *m) {
   for (int i = 0; i < obs->n_cards; i++) {
     const wch_card_obs *c = &obs->cards[i];
     if (!c->has_id) continue;
     m->ref_of_obs[i] = m->ghost_of_obs[i] = -2; /* not a card by place */
-    for (int k = 0; k < w->n_ref; k++)
-      if (w->ref[k].id == c->id && m->obs_of_ref[k] < 0) {
+    for (int k = 0; k < kn->n_ref; k++)
+      if (kn->ref[k].id == c->id && m->obs_of_ref[k] < 0) {
         m->obs_of_ref[k] = i;
         m->ref_of_obs[i] = k;
-        m->bumped[k] = !w->ref[k].unseen &&
-                       wch__dist(c->x_mm, c->y_mm, w->ref[k].x, w->ref[k].y) >
-                           w->cfg.match_mm;
+        m->bumped[k] = !kn->ref[k].unseen &&
+                       wch__dist(c->x_mm, c->y_mm, kn->ref[k].x,
+                                 kn->ref[k].y) > cfg->match_mm;
       }
-    for (int k = 0; k < w->n_ghost; k++)
-      if (w->ghost[k].id == c->id && m->ref_of_obs[i] == -2)
+    for (int k = 0; k < kn->n_ghost; k++)
+      if (kn->ghost[k].id == c->id && m->ref_of_obs[i] == -2)
         m->ghost_of_obs[i] = k;
   }
 }
 
-static void match_cards(const wch *w, const wch_obs *obs, matching *m) {
+static wch__known known_now(const wch *w) {
+  return (wch__known){w->game, w->ref, w->n_ref, w->ghost, w->n_ghost};
+}
+
+static void match_known(const wch_config *cfg, const wch__known *kn,
+                        const wch_obs *obs, matching *m) {
   for (int k = 0; k < FT_MAX_CARDS; k++) m->obs_of_ref[k] = -1;
   memset(m->bumped, 0, sizeof m->bumped);
   for (int i = 0; i < WCH_MAX_OBS_CARDS; i++)
     m->ref_of_obs[i] = m->ghost_of_obs[i] = -1;
-  pair_by_id(w, obs, m);
+  pair_by_id(cfg, kn, obs, m);
   bool by_id[FT_MAX_CARDS];
-  for (int k = 0; k < w->n_ref; k++) by_id[k] = m->obs_of_ref[k] >= 0;
-  pair_cards(obs, w->ref, w->n_ref, w->cfg.match_mm, false, m->obs_of_ref,
+  for (int k = 0; k < kn->n_ref; k++) by_id[k] = m->obs_of_ref[k] >= 0;
+  pair_cards(obs, kn->ref, kn->n_ref, cfg->match_mm, false, m->obs_of_ref,
              m->ref_of_obs, false);
   /* ghosts, converted to the card struct for the same pairing */
   wch__card g[FT_DECK_SIZE];
   int obs_of_ghost[FT_DECK_SIZE];
-  for (int k = 0; k < w->n_ghost; k++) {
-    g[k] = (wch__card){.id = w->ghost[k].id, .type = w->ghost[k].type,
-                       .x = w->ghost[k].x, .y = w->ghost[k].y};
+  for (int k = 0; k < kn->n_ghost; k++) {
+    g[k] = (wch__card){.id = kn->ghost[k].id, .type = kn->ghost[k].type,
+                       .x = kn->ghost[k].x, .y = kn->ghost[k].y};
     obs_of_ghost[k] = -1;
   }
-  pair_cards(obs, g, w->n_ghost, w->cfg.match_mm, false, obs_of_ghost,
+  pair_cards(obs, g, kn->n_ghost, cfg->match_mm, false, obs_of_ghost,
              m->ghost_of_obs, false);
   /* a table card that moved further (a carpet bumped it): same type only */
   int before[FT_MAX_CARDS];
   memcpy(before, m->obs_of_ref, sizeof before);
-  pair_cards(obs, w->ref, w->n_ref, w->cfg.bump_mm, true, m->obs_of_ref,
+  pair_cards(obs, kn->ref, kn->n_ref, cfg->bump_mm, true, m->obs_of_ref,
              m->ref_of_obs, false);
-  for (int k = 0; k < w->n_ref; k++)
+  for (int k = 0; k < kn->n_ref; k++)
     if (!by_id[k]) m->bumped[k] = before[k] < 0 && m->obs_of_ref[k] >= 0;
+}
+
+static void match_cards(const wch *w, const wch_obs *obs, matching *m) {
+  wch__known kn = known_now(w);
+  match_known(&w->cfg, &kn, obs, m);
 }
 
 static bool carpet_covers(const wch *w, const wch_obs *obs, double x, double y,
@@ -810,8 +821,9 @@ static bool under_earlier_carpet(const wch *w, const wch_obs *obs, int c) {
  * they meet), the throw order can: a carpet that slid under one thrown
  * before it slid under that card as well (the earlier carpet, above both,
  * is what hides the place), so it is not on it. */
-static void carpet_cards(const wch *w, const wch_obs *obs, const matching *m,
-                         int c, int *ids, int *n_ids) {
+static void carpet_cards(const wch *w, const wch__known *kn,
+                         const wch_obs *obs, const matching *m, int c,
+                         int *ids, int *n_ids) {
   const wch_carpet_obs *cp = &obs->carpets[c];
   *n_ids = 0;
   if (off_table(w, cp)) return;
@@ -820,13 +832,13 @@ static void carpet_cards(const wch *w, const wch_obs *obs, const matching *m,
     int i = cp->on_cards[j];
     if (i < 0 || i >= obs->n_cards || m->ref_of_obs[i] < 0) continue;
     if (slid_under && cp->on_uncertain[j]) continue;
-    ids[(*n_ids)++] = w->ref[m->ref_of_obs[i]].id;
+    ids[(*n_ids)++] = kn->ref[m->ref_of_obs[i]].id;
   }
   /* a card this frame does not show at all lies under something: the
    * reference says where it is */
-  for (int k = 0; k < w->n_ref; k++) {
+  for (int k = 0; k < kn->n_ref; k++) {
     if (m->obs_of_ref[k] >= 0) continue;
-    const wch__card *r = &w->ref[k];
+    const wch__card *r = &kn->ref[k];
     if (wch__rect_overlap(cp->x_mm, cp->y_mm, cp->angle_deg, w->cfg.carpet_mm,
                           r->x, r->y, r->angle, w->cfg.card_mm) >
         w->cfg.min_overlap_mm2)
@@ -834,17 +846,24 @@ static void carpet_cards(const wch *w, const wch_obs *obs, const matching *m,
   }
 }
 
-static void set_landings_from(wch *w, const wch_obs *obs, const matching *m) {
+static void landings_matched(const wch *w, const wch__known *kn,
+                             const wch_obs *obs, const matching *m,
+                             wch__landings *out) {
   const char *order[FT_MAX_CARPETS];
-  int n_order = ft_game_throw_order(w->game, order);
-  w->n_landings = n_order;
+  int n_order = ft_game_throw_order(kn->game, order);
+  out->n = n_order;
   for (int k = 0; k < n_order; k++) {
-    snprintf(w->land_colour[k], FT_NAME_MAX, "%s", order[k]);
-    w->n_land_cards[k] = 0;
+    snprintf(out->colour[k], FT_NAME_MAX, "%s", order[k]);
+    out->n_cards[k] = 0;
     for (int c = 0; c < obs->n_carpets; c++)
       if (!strcmp(obs->carpets[c].colour, order[k]))
-        carpet_cards(w, obs, m, c, w->land_cards[k], &w->n_land_cards[k]);
+        carpet_cards(w, kn, obs, m, c, out->cards[k], &out->n_cards[k]);
   }
+}
+
+static void set_landings_from(wch *w, const wch_obs *obs, const matching *m) {
+  wch__known kn = known_now(w);
+  landings_matched(w, &kn, obs, m, &w->landings);
 }
 
 void wch__save_before_flight(wch *w) {
@@ -898,12 +917,12 @@ static tp_status auto_reveals(wch *w, tp_error *err) {
 /* Resolves the flight from the carpets' places (landings already set). */
 static tp_status resolve_landings(wch *w, tp_error *err) {
   ft_landing landings[FT_MAX_CARPETS];
-  for (int k = 0; k < w->n_landings; k++)
-    landings[k] = (ft_landing){w->land_colour[k], w->land_cards[k],
-                               w->n_land_cards[k]};
+  for (int k = 0; k < w->landings.n; k++)
+    landings[k] = (ft_landing){w->landings.colour[k], w->landings.cards[k],
+                               w->landings.n_cards[k]};
   wch__save_before_flight(w);
   tp_error why;
-  if (ft_game_flight(w->game, landings, w->n_landings, &w->report, &why) !=
+  if (ft_game_flight(w->game, landings, w->landings.n, &w->report, &why) !=
       TP_OK) {
     wch__warn(w, "flight_rejected", "Could not resolve the flight: %s",
               why.text);
@@ -914,7 +933,7 @@ static tp_status resolve_landings(wch *w, tp_error *err) {
   w->have_flight = true;
   w->n_results = w->n_reveals = w->n_emitted = 0;
   char line[2048];
-  ft_transcript_write_flight(line, sizeof line, landings, w->n_landings);
+  ft_transcript_write_flight(line, sizeof line, landings, w->landings.n);
   tp_status st = wch__append_marked(w, line, err);
   if (st != TP_OK) return st;
   for (int p = 0; p < w->players.n_players; p++)
@@ -940,6 +959,15 @@ void wch__landings_from(wch *w, const wch_obs *obs) {
   set_landings_from(w, obs, &m);
 }
 
+/* The same against other known cards (those before the last flight),
+ * into `out`; the controller is not changed. */
+void wch__landings_seen(const wch *w, const wch__known *known,
+                        const wch_obs *obs, wch__landings *out) {
+  matching m;
+  match_known(&w->cfg, known, obs, &m);
+  landings_matched(w, known, obs, &m, out);
+}
+
 tp_status wch__resolve(wch *w, const wch_obs *obs, bool reuse_landings,
                        tp_error *err) {
   if (w->layout_pending) {
@@ -948,9 +976,7 @@ tp_status wch__resolve(wch *w, const wch_obs *obs, bool reuse_landings,
     if (st != TP_OK || !ok) return st;
   }
   if (!reuse_landings) {
-    matching m;
-    match_cards(w, obs, &m);
-    set_landings_from(w, obs, &m);
+    wch__landings_from(w, obs);
     wch__remember_flight_carpets(w, obs);
     w->n_old_reveals = 0;
     w->have_throw_obs = false;
@@ -958,7 +984,7 @@ tp_status wch__resolve(wch *w, const wch_obs *obs, bool reuse_landings,
   return resolve_landings(w, err);
 }
 
-static bool carpet_in(const wch_obs *obs, const char *colour) {
+bool wch__carpet_in(const wch_obs *obs, const char *colour) {
   for (int c = 0; c < obs->n_carpets; c++)
     if (!strcmp(obs->carpets[c].colour, colour)) return true;
   return false;
@@ -966,7 +992,7 @@ static bool carpet_in(const wch_obs *obs, const char *colour) {
 
 static void count_sightings(wch *w, const wch_obs *obs) {
   for (int k = 0; k < w->n_landed; k++)
-    w->landed_seen[k] += carpet_in(obs, w->landed[k]);
+    w->landed_seen[k] += wch__carpet_in(obs, w->landed[k]);
 }
 
 /* A carpet seen only in the frame that took the layout, which the frame
@@ -977,7 +1003,7 @@ static void forget_vanished_carpets(wch *w, const wch_obs *obs) {
   int kept = 0;
   for (int k = 0; k < w->n_landed; k++) {
     if (w->landed_doubtful[k] && w->landed_seen[k] <= 1 &&
-        !w->landed_off[k] && !carpet_in(obs, w->landed[k]))
+        !w->landed_off[k] && !wch__carpet_in(obs, w->landed[k]))
       continue;
     memmove(w->landed[kept], w->landed[k], FT_NAME_MAX);
     w->landed_seen[kept] = w->landed_seen[k];
@@ -994,7 +1020,7 @@ static void forget_vanished_carpets(wch *w, const wch_obs *obs) {
 static bool carpets_gone_unresolved(const wch *w, const wch_obs *obs) {
   if (w->n_landed == 0 || !w->have_throw_obs || w->layout_pending) return false;
   for (int k = 0; k < w->n_landed; k++)
-    if (carpet_in(obs, w->landed[k])) return false;
+    if (wch__carpet_in(obs, w->landed[k])) return false;
   return true;
 }
 
@@ -1116,8 +1142,8 @@ static int carpet_near(const wch *w, const wch__card *c) {
     if (off_table(w, cp)) continue;
     double a = wch__rect_overlap(cp->x_mm, cp->y_mm, cp->angle_deg, size,
                                  c->x, c->y, c->angle, w->cfg.card_mm);
-    for (int k = 0; k < w->n_landings; k++)
-      if (a > best && !strcmp(w->land_colour[k], cp->colour))
+    for (int k = 0; k < w->landings.n; k++)
+      if (a > best && !strcmp(w->landings.colour[k], cp->colour))
         best = a, best_k = k;
   }
   return best_k;
@@ -1145,7 +1171,7 @@ static tp_status amend_from_taking(wch *w, const wch_obs *obs,
     wch__warn(w, "card_taken_under_carpet",
               "Card %d (%s) was taken away: the %s carpet lay on it, as "
               "the players saw. Flight %d is resolved again with it.",
-              c->id, wch__card_label(c->type), w->land_colour[l],
+              c->id, wch__card_label(c->type), w->landings.colour[l],
               w->report.flight);
     cards[n] = c->id;
     landing[n++] = l;

@@ -67,25 +67,25 @@ static tp_status take_game(wch *w, const ft_transcript *t, tp_error *err) {
 /* The landings of a flight line ("flight red=3,4 blue=-"; checked by the
  * rules already), for the second look after a resume and for `give`. */
 static void read_landings(wch *w, const char *line, size_t n) {
-  w->n_landings = 0;
+  w->landings.n = 0;
   if (n < 6 || strncmp(line, "flight", 6)) return;
   size_t i = 6;
-  while (i < n && w->n_landings < FT_MAX_CARPETS) {
+  while (i < n && w->landings.n < FT_MAX_CARPETS) {
     while (i < n && (line[i] == ' ' || line[i] == '\r')) i++;
     size_t from = i;
     while (i < n && line[i] != '=' && line[i] != ' ') i++;
     if (i >= n || line[i] != '=' || i - from >= FT_NAME_MAX) break;
-    int k = w->n_landings++;
-    snprintf(w->land_colour[k], FT_NAME_MAX, "%.*s", (int)(i - from),
+    int k = w->landings.n++;
+    snprintf(w->landings.colour[k], FT_NAME_MAX, "%.*s", (int)(i - from),
              line + from);
-    w->n_land_cards[k] = 0;
+    w->landings.n_cards[k] = 0;
     for (i++; i < n && line[i] != ' ' && line[i] != '\r'; i++) {
       if (line[i] < '0' || line[i] > '9') continue; /* '-' or ',' */
       int id = 0;
       while (i < n && line[i] >= '0' && line[i] <= '9' && id < 1000)
         id = id * 10 + (line[i++] - '0');
-      if (id < FT_DECK_SIZE && w->n_land_cards[k] < FT_MAX_CARDS)
-        w->land_cards[k][w->n_land_cards[k]++] = id;
+      if (id < FT_DECK_SIZE && w->landings.n_cards[k] < FT_MAX_CARDS)
+        w->landings.cards[k][w->landings.n_cards[k]++] = id;
       i--;
     }
   }

@@ -30,6 +30,26 @@ typedef struct {
   bool left_warned;
 } wch__ghost;
 
+/* Each carpet's cards as a frame shows them, in the throw order: the
+ * landings a flight is resolved from. */
+typedef struct {
+  int n;
+  char colour[FT_MAX_CARPETS][FT_NAME_MAX];
+  int cards[FT_MAX_CARPETS][FT_MAX_CARDS];
+  int n_cards[FT_MAX_CARPETS];
+} wch__landings;
+
+/* What a frame's cards are matched against: the table cards, the cards
+ * out of the game that may still lie there, and their game (its throw
+ * order). Now, or as they were before the last flight (its second look). */
+typedef struct {
+  const ft_game *game;
+  const wch__card *ref;
+  int n_ref;
+  const wch__ghost *ghost;
+  int n_ghost;
+} wch__known;
+
 /* A reveal given for the last flight (re-applied after `give`). */
 typedef struct {
   int card;
@@ -96,10 +116,7 @@ struct wch {
   int n_ghost_before;
   wch__ghost ghost_before[FT_DECK_SIZE];
   size_t log_before; /* transcript length before its flight line */
-  int n_landings;
-  char land_colour[FT_MAX_CARPETS][FT_NAME_MAX];
-  int land_cards[FT_MAX_CARPETS][FT_MAX_CARDS];
-  int n_land_cards[FT_MAX_CARPETS];
+  wch__landings landings;
   ft_flight_report report;
   int n_results; /* -1 once the flight event was emitted */
   ft_contest_result results[FT_MAX_CARDS];
@@ -157,6 +174,9 @@ void wch__enter_layout(wch *w);
 void wch__save_before_flight(wch *w);
 void wch__ref_to_ghost(wch *w, int card_id, int owner);
 void wch__landings_from(wch *w, const wch_obs *obs);
+void wch__landings_seen(const wch *w, const wch__known *known,
+                        const wch_obs *obs, wch__landings *out);
+bool wch__carpet_in(const wch_obs *obs, const char *colour);
 void wch__remember_flight_carpets(wch *w, const wch_obs *obs);
 
 /* answers.c */
