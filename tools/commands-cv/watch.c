@@ -966,6 +966,13 @@ static bool nothing_new(const layout_ref *lr, const vis_result *r) {
   return true;
 }
 
+/* For the statistics: 0 a frame of a flight being thrown (a landing, the
+ * announcement), 1 a second look, 2 the rest (layout, taking-away). */
+static int analysis_stage(const app *a) {
+  if (a->confirm_left > 0) return 1;
+  return wch_get_stage(a->w) == WCH_WAIT_THROWS ? 0 : 2;
+}
+
 /* One analysis, against the reference (ref not NULL) and timed. When the
  * camera moved since the decided frame, or nothing new was found against
  * it, that frame is forgotten and the frame analysed again against the
@@ -976,9 +983,7 @@ static tp_status analyse_frame(app *a, an_session *s, layout_ref *lr,
                                an_report *rep, tp_error *err) {
   double t0 = now_ms(), c0 = cpu_ms();
   int kind = !ref ? 2 : lr->has_decided ? 0 : 1;
-  int stage = a->confirm_left > 0                          ? 1
-              : wch_get_stage(a->w) == WCH_WAIT_THROWS ? 0
-                                                         : 2;
+  int stage = analysis_stage(a);
   tp_status st = an_run_image_ref(s, ref, rgb, NULL, rep, err);
   if (st == TP_OK && ref && lr->has_decided &&
       (camera_moved(lr, rep) || nothing_new(lr, &rep->vis))) {
