@@ -163,6 +163,40 @@ static vis_rect rect_px_to_mm(const vis__table *t, const vis_rect *r) {
   return m;
 }
 
+/* The samples of a rectangle (table pixels) along its own axes: every
+ * step px, rows and columns from margin px inside its outline to margin
+ * px inside the opposite side. table_share, card_evidence and
+ * own_evidence walk their rectangles with it. */
+typedef struct {
+  double cx, cy, ux, uy, vx, vy; /* centre; unit axes along h and along w */
+  double p, p_end, q, q_start, q_end, step;
+} rect_samples;
+
+static rect_samples samples_of(const vis_rect *r, double margin, double step) {
+  double a = r->angle_deg * VIS_PI / 180.0;
+  rect_samples g;
+  g.cx = r->center.x, g.cy = r->center.y;
+  g.ux = cos(a), g.uy = sin(a), g.vx = -g.uy, g.vy = g.ux;
+  g.p = -r->h / 2 + margin, g.p_end = r->h / 2 - margin;
+  g.q = g.q_start = -r->w / 2 + margin, g.q_end = r->w / 2 - margin;
+  g.step = step;
+  if (g.q_start > g.q_end) g.p = g.p_end + 1; /* no column: no sample */
+  return g;
+}
+
+/* The next sample's table pixel; false after the last. */
+static bool next_sample(rect_samples *g, double *x, double *y) {
+  if (g->q > g->q_end) {
+    g->q = g->q_start;
+    g->p += g->step;
+  }
+  if (g->p > g->p_end) return false;
+  *x = g->cx + g->p * g->ux + g->q * g->vx;
+  *y = g->cy + g->p * g->uy + g->q * g->vy;
+  g->q += g->step;
+  return true;
+}
+
 /* Fills the patch (allocated here) from the table at r (pixels). Samples
  * the camera did not see get the mean of those it saw. Returns the share
  * of samples seen. */
@@ -937,22 +971,19 @@ static bool still_there(const ref_obj *ro) {
  * samples no carpet hides. */
 static double table_share(const vis__table *t, const vis_rect *r_px,
                           const covers *cv, int *n) {
-  const double s = t->px_per_mm, m = 3 * s, step = 2 * s;
-  double a = r_px->angle_deg * VIS_PI / 180.0;
-  double ux = cos(a), uy = sin(a), vx = -uy, vy = ux;
+  const double s = t->px_per_mm;
+  rect_samples g = samples_of(r_px, 3 * s, 2 * s);
   int table = 0;
+  double x, y;
   *n = 0;
-  for (double p = -r_px->h / 2 + m; p <= r_px->h / 2 - m; p += step)
-    for (double q = -r_px->w / 2 + m; q <= r_px->w / 2 - m; q += step) {
-      double x = r_px->center.x + p * ux + q * vx,
-             y = r_px->center.y + p * uy + q * vy;
-      int ix = vis__round(x), iy = vis__round(y);
-      if (ix < 0 || iy < 0 || ix >= t->object.width ||
-          iy >= t->object.height || covered(cv, x, y))
-        continue;
-      (*n)++;
-      table += tp_image_row(&t->object, iy)[ix] == 0;
-    }
+  while (next_sample(&g, &x, &y)) {
+    int ix = vis__round(x), iy = vis__round(y);
+    if (ix < 0 || iy < 0 || ix >= t->object.width || iy >= t->object.height ||
+        covered(cv, x, y))
+      continue;
+    (*n)++;
+    table += tp_image_row(&t->object, iy)[ix] == 0;
+  }
   return *n ? (double)table / *n : 0;
 }
 
@@ -1082,26 +1113,22 @@ static bool ring_colour(const frame *fr, const vis_rect *r_px, int self,
 static double card_evidence(const frame *fr, const ref_obj *ro,
                             const double table[3], const covers *cv, int *n) {
   const vis__table *t = fr->t;
-  const double s = t->px_per_mm, m = 2 * s, step = 2 * s;
-  const vis_rect *r = &ro->o.r_px;
-  double a = r->angle_deg * VIS_PI / 180.0;
-  double ux = cos(a), uy = sin(a), vx = -uy, vy = ux;
+  const double s = t->px_per_mm;
+  rect_samples g = samples_of(&ro->o.r_px, 2 * s, 2 * s);
   int wins = 0;
+  double x, y;
   *n = 0;
-  for (double p = -r->h / 2 + m; p <= r->h / 2 - m; p += step)
-    for (double q = -r->w / 2 + m; q <= r->w / 2 - m; q += step) {
-      double x = r->center.x + p * ux + q * vx,
-             y = r->center.y + p * uy + q * vy;
-      float lab[3];
-      if (covered(cv, x, y) || !vis__table_lab(t, x, y, lab)) continue;
-      double rp = vis__object_residual(t, ro->tpl, &ro->o, x, y);
-      if (rp < 0) continue;
-      double rt = 0;
-      for (int k = 0; k < 3; k++)
-        rt += channel_weight[k] * fabs(lab[k] - table[k]);
-      (*n)++;
-      wins += rp + 8 < rt;
-    }
+  while (next_sample(&g, &x, &y)) {
+    float lab[3];
+    if (covered(cv, x, y) || !vis__table_lab(t, x, y, lab)) continue;
+    double rp = vis__object_residual(t, ro->tpl, &ro->o, x, y);
+    if (rp < 0) continue;
+    double rt = 0;
+    for (int k = 0; k < 3; k++)
+      rt += channel_weight[k] * fabs(lab[k] - table[k]);
+    (*n)++;
+    wins += rp + 8 < rt;
+  }
   return *n ? (double)wins / *n : 1;
 }
 
@@ -1264,23 +1291,19 @@ static double own_evidence(const frame *fr, int n_placed, const ref_obj *c,
       vis_rect r = rect_mm_to_px(t, &fr->ref->cards[k].rect);
       placed[np++] = vis__frame_of(&r);
     }
-  const vis_rect *r = &c->o.r_px;
-  double a = r->angle_deg * VIS_PI / 180.0;
-  double ux = cos(a), uy = sin(a), vx = -uy, vy = ux;
+  rect_samples g = samples_of(&c->o.r_px, m, step);
+  double x, y;
   *n = *total = 0;
-  for (double p = -r->h / 2 + m; p <= r->h / 2 - m; p += step)
-    for (double q = -r->w / 2 + m; q <= r->w / 2 - m; q += step) {
-      double x = r->center.x + p * ux + q * vx,
-             y = r->center.y + p * uy + q * vy;
-      bool under = false;
-      (*total)++;
-      for (int k = 0; k < np && !under; k++)
-        under = vis__frame_contains(&placed[k], x, y, m);
-      double res = vis__object_residual(t, c->tpl, &c->o, x, y);
-      if (under || res < 0) continue;
-      (*n)++;
-      explained += res < REF_TAU;
-    }
+  while (next_sample(&g, &x, &y)) {
+    bool under = false;
+    (*total)++;
+    for (int k = 0; k < np && !under; k++)
+      under = vis__frame_contains(&placed[k], x, y, m);
+    double res = vis__object_residual(t, c->tpl, &c->o, x, y);
+    if (under || res < 0) continue;
+    (*n)++;
+    explained += res < REF_TAU;
+  }
   return *n ? (double)explained / *n : 0;
 }
 
