@@ -88,6 +88,40 @@ static void render(fixture *f, const rnd_scene *s, tp_image *img) {
   assert_int_equal(an_scenes_render(f->sc, s, img, &err), TP_OK);
 }
 
+/* The layout's cards as the controller knows them: the truth's types and
+ * poses. Returns how many. */
+static int layout_cards(const rnd_scene *layout, vis_card *cards) {
+  for (int i = 0; i < layout->n_cards; i++) {
+    vis_card *c = &cards[i];
+    memset(c, 0, sizeof *c);
+    c->type = vis_type_from_name(layout->cards[i].type);
+    c->rect.center.x = card_x(layout, i);
+    c->rect.center.y = card_y(layout, i);
+    c->rect.w = 59;
+    c->rect.h = 91;
+    c->rect.angle_deg = vis_normalize_angle180(layout->cards[i].pose.angle_deg);
+  }
+  return layout->n_cards;
+}
+
+/* A new reference of the layout's cards with their patches from its
+ * picture img; with bare, img is the bare table too. */
+static vis_reference *layout_reference(fixture *f, const rnd_scene *layout,
+                                       const tp_image *img, bool bare) {
+  tp_error err;
+  vis_table_map map = map_of(layout);
+  vis_card cards[RND_MAX_CARDS];
+  int n = layout_cards(layout, cards);
+  vis_reference *ref;
+  assert_int_equal(vis_reference_create(&ref, &err), TP_OK);
+  assert_int_equal(
+      vis_reference_add_cards(ref, f->an, img, &map, cards, n, &err), TP_OK);
+  if (bare)
+    assert_int_equal(vis_reference_set_table(ref, f->an, img, &map, &err),
+                     TP_OK);
+  return ref;
+}
+
 static int setup(void **state) {
   fixture *f = calloc(1, sizeof *f);
   tp_error err;
@@ -99,29 +133,11 @@ static int setup(void **state) {
       TP_OK);
   layout_scene(&f->layout);
   render(f, &f->layout, &f->layout_img);
-  rnd_truth t;
-  rnd_truth_compute(&f->layout, &t);
-  for (int i = 0; i < N_LAYOUT;
-       i++) { /* the layout as the controller knows it */
-    vis_card *c = &f->cards[i];
-    c->type = vis_type_from_name(layout_types[i]);
-    c->rect.center.x = card_x(&f->layout, i);
-    c->rect.center.y = card_y(&f->layout, i);
-    c->rect.w = 59;
-    c->rect.h = 91;
-    c->rect.angle_deg =
-        vis_normalize_angle180(f->layout.cards[i].pose.angle_deg);
-  }
-  vis_table_map map = map_of(&f->layout);
-  assert_int_equal(vis_reference_create(&f->ref, &err), TP_OK);
-  assert_int_equal(vis_reference_add_cards(f->ref, f->an, &f->layout_img, &map,
-                                           f->cards, N_LAYOUT, &err),
-                   TP_OK);
-  assert_int_equal(vis_reference_card_count(f->ref), N_LAYOUT);
+  layout_cards(&f->layout, f->cards);
   /* the layout frame is the bare table: carpets are searched where the
    * flight frames differ from it */
-  assert_int_equal(
-      vis_reference_set_table(f->ref, f->an, &f->layout_img, &map, &err), TP_OK);
+  f->ref = layout_reference(f, &f->layout, &f->layout_img, true);
+  assert_int_equal(vis_reference_card_count(f->ref), N_LAYOUT);
   *state = f;
   return 0;
 }
@@ -354,13 +370,7 @@ static void test_incremental_flight(void **state) {
   fixture *f = *state;
   tp_error err;
   vis_table_map map = map_of(&f->layout);
-  vis_reference *inc;
-  assert_int_equal(vis_reference_create(&inc, &err), TP_OK);
-  assert_int_equal(vis_reference_add_cards(inc, f->an, &f->layout_img, &map,
-                                           f->cards, N_LAYOUT, &err),
-                   TP_OK);
-  assert_int_equal(
-      vis_reference_set_table(inc, f->an, &f->layout_img, &map, &err), TP_OK);
+  vis_reference *inc = layout_reference(f, &f->layout, &f->layout_img, true);
   rnd_scene s = f->layout;
   double x = (card_x(&s, 0) + card_x(&s, 1)) / 2, y = card_y(&s, 0) + 10;
   add_carpet(&s, "red", x, y, 80, 1000);
@@ -398,11 +408,7 @@ static void test_decided_arguments(void **state) {
   fixture *f = *state;
   tp_error err;
   vis_table_map map = map_of(&f->layout);
-  vis_reference *inc;
-  assert_int_equal(vis_reference_create(&inc, &err), TP_OK);
-  assert_int_equal(vis_reference_add_cards(inc, f->an, &f->layout_img, &map,
-                                           f->cards, N_LAYOUT, &err),
-                   TP_OK);
+  vis_reference *inc = layout_reference(f, &f->layout, &f->layout_img, false);
   rnd_scene s = f->layout;
   add_carpet(&s, "red", card_x(&s, 0) + 20, card_y(&s, 0) + 35, 60, 1000);
   tp_image img = {0};
@@ -656,11 +662,7 @@ static void test_removed_slots(void **state) {
   tp_error err;
   rnd_scene s = f->layout;
   vis_table_map map = map_of(&s);
-  vis_reference *ref;
-  assert_int_equal(vis_reference_create(&ref, &err), TP_OK);
-  assert_int_equal(vis_reference_add_cards(ref, f->an, &f->layout_img, &map,
-                                           f->cards, N_LAYOUT, &err),
-                   TP_OK);
+  vis_reference *ref = layout_reference(f, &f->layout, &f->layout_img, false);
   vis_reference_remove_card(ref, 2);
   vis_reference_remove_card(ref, 2); /* twice: no harm */
   vis_reference_remove_card(ref, -1);
