@@ -27,6 +27,7 @@
 
 #include "analysis.h"
 #include "cvw.h"
+#include "ref_scene.h"
 #include "vision.h"
 
 typedef struct {
@@ -62,28 +63,6 @@ __attribute__((noinline)) static tp_status
 measured_incremental_last(bench *b, const vis_reference *ref,
                           const tp_image *img, vis_result *r, tp_error *err) {
   return vis_analyze_with_reference(b->an, ref, img, &b->map, r, err);
-}
-
-static vis_pt centre(const double c[4][2]) {
-  vis_pt p = {0, 0};
-  for (int i = 0; i < 4; i++)
-    p.x += c[i][0] / 4, p.y += c[i][1] / 4;
-  return p;
-}
-
-static int truth_cards(const rnd_scene *scene, vis_card *cards) {
-  rnd_truth t;
-  rnd_truth_compute(scene, &t);
-  for (int i = 0; i < scene->n_cards; i++) {
-    memset(&cards[i], 0, sizeof cards[i]);
-    cards[i].type = vis_type_from_name(scene->cards[i].type);
-    cards[i].rect.center = centre(t.cards[i].corners_mm);
-    cards[i].rect.w = scene->card_mm[0];
-    cards[i].rect.h = scene->card_mm[1];
-    cards[i].rect.angle_deg =
-        vis_normalize_angle180(scene->cards[i].pose.angle_deg);
-  }
-  return scene->n_cards;
 }
 
 static void report(const rnd_scene *scene, const vis_result *r,
@@ -157,7 +136,7 @@ static tp_status run(bench *b, unsigned long seed, int w, int h,
   if (!st) st = vis_reference_create(&ref, err);
   if (!st)
     st = vis_reference_add_cards(ref, b->an, &limg, &b->map, cards,
-                                 truth_cards(&layout, cards), err);
+                                 vt_truth_cards(&layout, cards), err);
   if (!st) st = measured_set_table(b, ref, &limg, err);
   if (!st && !strcmp(mode, "incremental")) {
     st = incremental(b, ref, &flight, err);

@@ -35,6 +35,7 @@
 
 #include "analysis.h"
 #include "cvw.h"
+#include "ref_scene.h"
 #include "vision.h"
 
 typedef struct {
@@ -48,29 +49,6 @@ typedef struct {
   int taken_frames, taken_right;
 } extra_tally;
 
-static vis_pt centre(const double c[4][2]) {
-  vis_pt p = {0, 0};
-  for (int i = 0; i < 4; i++)
-    p.x += c[i][0] / 4, p.y += c[i][1] / 4;
-  return p;
-}
-
-/* The layout cards as the truth has them. */
-static int truth_cards(const rnd_scene *scene, vis_card *cards) {
-  rnd_truth t;
-  rnd_truth_compute(scene, &t);
-  for (int i = 0; i < scene->n_cards; i++) {
-    memset(&cards[i], 0, sizeof cards[i]);
-    cards[i].type = vis_type_from_name(scene->cards[i].type);
-    cards[i].rect.center = centre(t.cards[i].corners_mm);
-    cards[i].rect.w = scene->card_mm[0];
-    cards[i].rect.h = scene->card_mm[1];
-    cards[i].rect.angle_deg =
-        vis_normalize_angle180(scene->cards[i].pose.angle_deg);
-  }
-  return scene->n_cards;
-}
-
 /* The layout cards as vis_analyze sees the layout frame, in the truth's
  * order (the controller's ids); a card it missed is left out. */
 static int analysed_cards(vis_analyzer *an, const tp_image *img,
@@ -83,7 +61,7 @@ static int analysed_cards(vis_analyzer *an, const tp_image *img,
   rnd_truth_compute(scene, &t);
   int n = 0;
   for (int i = 0; i < scene->n_cards; i++) {
-    vis_pt c = centre(t.cards[i].corners_mm);
+    vis_pt c = vt_centre(t.cards[i].corners_mm);
     for (int k = 0; k < r.n_cards; k++)
       if (r.cards[k].type >= 0 && hypot(r.cards[k].rect.center.x - c.x,
                                         r.cards[k].rect.center.y - c.y) < 15) {
@@ -101,7 +79,7 @@ static bool coverage_right(const rnd_scene *scene, const vis_result *v) {
   rnd_truth t;
   rnd_truth_compute(scene, &t);
   for (int i = 0; i < scene->n_cards; i++) {
-    vis_pt c = centre(t.cards[i].corners_mm);
+    vis_pt c = vt_centre(t.cards[i].corners_mm);
     int best = -1;
     for (int k = 0; k < v->n_cards; k++)
       if (v->cards[k].type >= 0 && hypot(v->cards[k].rect.center.x - c.x,
@@ -251,7 +229,7 @@ static tp_status one_flight(ctx *c, rnd_difficulty level, unsigned long seed,
   int n = 0;
   if (!st)
     n = c->layout_analysis ? analysed_cards(c->an, &limg, &map, &layout, cards)
-                           : truth_cards(&layout, cards);
+                           : vt_truth_cards(&layout, cards);
   if (!st) st = vis_reference_add_cards(ref, c->an, &limg, &map, cards, n, err);
   if (!st && !c->no_bare)
     st = vis_reference_set_table(ref, c->an, &limg, &map, err);
