@@ -163,12 +163,103 @@ static void test_blur_bands_equal_whole(void **state) {
   tp_image_free(&bands);
 }
 
+/* vis__box_blur_rows (plain C) is OpenCV's box filter byte for byte:
+ * every radius up to 8 (9 and more go to OpenCV), random and saturated
+ * images, images narrower and lower than the window, bands and single
+ * rows. */
+static void fill_random(tp_image *img, unsigned *v, int lo) {
+  for (int y = 0; y < img->height; y++)
+    for (int x = 0; x < img->width * img->channels; x++) {
+      *v = *v * 1103515245u + 12345u;
+      tp_image_row(img, y)[x] = (uint8_t)(lo + (int)((*v >> 16) % (unsigned)(256 - lo)));
+    }
+}
+
+static void blur_case(int w, int h, int cn, int radius, int lo, unsigned *v) {
+  tp_image src = {0}, whole = {0}, mine = {0};
+  assert_int_equal(tp_image_alloc(&src, w, h, cn), TP_OK);
+  assert_int_equal(tp_image_alloc(&whole, w, h, cn), TP_OK);
+  assert_int_equal(tp_image_alloc(&mine, w, h, cn), TP_OK);
+  fill_random(&src, v, lo);
+  for (int y = 0; y < h; y++)
+    memcpy(tp_image_row(&whole, y), tp_image_row(&src, y), (size_t)w * cn);
+  assert_int_equal(cvw_box_blur(&whole, radius, NULL), TP_OK);
+  int cut = h / 3;
+  if (cut > 0) assert_int_equal(vis__box_blur_rows(&src, &mine, radius, 0, cut, NULL), TP_OK);
+  assert_int_equal(vis__box_blur_rows(&src, &mine, radius, cut, h, NULL), TP_OK);
+  for (int y = 0; y < h; y++)
+    assert_memory_equal(tp_image_row(&whole, y), tp_image_row(&mine, y), (size_t)w * cn);
+  memset(mine.data, 0, (size_t)mine.stride * (size_t)h);
+  for (int y = 0; y < h; y++)
+    assert_int_equal(vis__box_blur_rows(&src, &mine, radius, y, y + 1, NULL), TP_OK);
+  for (int y = 0; y < h; y++)
+    assert_memory_equal(tp_image_row(&whole, y), tp_image_row(&mine, y), (size_t)w * cn);
+  tp_image_free(&src);
+  tp_image_free(&whole);
+  tp_image_free(&mine);
+}
+
+/* An image (2r+1 rows, one channel) whose middle row's windows sum to
+ * every value from 0 to 255 (2r+1)^2 in turn: each column sums to one
+ * more than the column 2r+1 to its left. */
+static void every_window_sum(int radius, tp_image *img) {
+  int k = 2 * radius + 1, w = 255 * k * k + 2 * k;
+  assert_int_equal(tp_image_alloc(img, w, k, 1), TP_OK);
+  int *col = calloc((size_t)w, sizeof *col);
+  assert_non_null(col);
+  for (int x = k; x < w; x++) col[x] = col[x - k] + 1 > 255 * k ? 255 * k : col[x - k] + 1;
+  for (int y = 0; y < k; y++)
+    for (int x = 0; x < w; x++) {
+      int v = col[x] - 255 * y;
+      tp_image_row(img, y)[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+    }
+  free(col);
+}
+
+static void test_blur_equals_opencv(void **state) {
+  (void)state;
+  for (int radius = 1; radius <= 7; radius++) { /* the division of every sum */
+    tp_image src = {0}, whole = {0}, mine = {0};
+    every_window_sum(radius, &src);
+    assert_int_equal(tp_image_alloc(&whole, src.width, src.height, 1), TP_OK);
+    assert_int_equal(tp_image_alloc(&mine, src.width, src.height, 1), TP_OK);
+    for (int y = 0; y < src.height; y++)
+      memcpy(tp_image_row(&whole, y), tp_image_row(&src, y), (size_t)src.width);
+    assert_int_equal(cvw_box_blur(&whole, radius, NULL), TP_OK);
+    assert_int_equal(vis__box_blur_rows(&src, &mine, radius, 0, src.height, NULL), TP_OK);
+    for (int y = 0; y < src.height; y++)
+      assert_memory_equal(tp_image_row(&whole, y), tp_image_row(&mine, y), (size_t)src.width);
+    tp_image_free(&src);
+    tp_image_free(&whole);
+    tp_image_free(&mine);
+  }
+  unsigned v = 777;
+  for (int radius = 0; radius <= 8; radius++) {
+    blur_case(211, 67, 3, radius, 0, &v);
+    blur_case(97, 41, 3, radius, 200, &v); /* bright: the sums where rounding differs */
+    blur_case(5, 3, 3, radius, 0, &v);     /* smaller than the window */
+    blur_case(1, 1, 3, radius, 0, &v);
+    blur_case(33, 29, 1, radius, 0, &v);
+  }
+  tp_image a = {0}, b = {0};
+  assert_int_equal(tp_image_alloc(&a, 20, 20, 3), TP_OK);
+  assert_int_equal(tp_image_alloc(&b, 20, 20, 3), TP_OK);
+  tp_error err;
+  assert_int_not_equal(vis__box_blur_rows(&a, &a, 2, 0, 10, &err), TP_OK);
+  assert_int_not_equal(vis__box_blur_rows(&a, &b, 2, 5, 5, &err), TP_OK);
+  assert_int_not_equal(vis__box_blur_rows(&a, &b, -1, 0, 10, &err), TP_OK);
+  assert_int_not_equal(vis__box_blur_rows(&a, &b, 2, 0, 21, &err), TP_OK);
+  tp_image_free(&a);
+  tp_image_free(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_positions_follow_the_map),
       cmocka_unit_test(test_threads_give_the_same_image),
       cmocka_unit_test(test_thread_setting_checked),
       cmocka_unit_test(test_blur_bands_equal_whole),
+      cmocka_unit_test(test_blur_equals_opencv),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

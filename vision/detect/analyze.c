@@ -137,7 +137,7 @@ static void table_free(vis__table *t) {
 
 /* The smooth image (lab blurred to about a millimetre) in bands of rows
  * on the workers: each band reads lab around it and writes only its rows
- * of smooth (cvw_box_blur_rows), the whole image's blur byte for byte. */
+ * of smooth (vis__box_blur_rows), the whole image's blur byte for byte. */
 enum { SMOOTH_BAND = 64 };
 typedef struct {
   vis__table *t;
@@ -149,7 +149,7 @@ static void smooth_band(void *ctx, int worker, int item) {
   const smooth_job *j = ctx;
   int y0 = item * SMOOTH_BAND, y1 = y0 + SMOOTH_BAND;
   if (y1 > j->t->lab.height) y1 = j->t->lab.height;
-  j->st[item] = cvw_box_blur_rows(&j->t->lab, &j->t->smooth, j->radius, y0, y1, NULL);
+  j->st[item] = vis__box_blur_rows(&j->t->lab, &j->t->smooth, j->radius, y0, y1, NULL);
 }
 
 static tp_status smooth_table(vis__table *t, int radius, tp_error *err) {

@@ -95,6 +95,11 @@ static inline vis_pt vis__px_to_mm(const vis__table *t, vis_pt px) {
  * from the photo through the table mapping (rectify.c). */
 tp_status vis__rectify(const tp_image *rgb, const vis_table_map *map, int threads,
                        vis__table *t, tp_error *err);
+/* cvw_box_blur_rows (OpenCV's box filter of rows y0..y1-1, byte for byte)
+ * computed here in plain C for windows of up to 256 pixels (radius <= 7),
+ * about a sixth of the instructions (rectify.c). */
+tp_status vis__box_blur_rows(const tp_image *src, tp_image *dst, int radius, int y0, int y1,
+                             tp_error *err);
 
 /* Rectangle hypotheses (table pixels) from the object mask's outline:
  * every perpendicular pair of outline edges gives a corner, and with a
