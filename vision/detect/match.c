@@ -1015,7 +1015,8 @@ static bool near_duplicate(const vis__table *t, const vis_rect *hyps, const int 
                            int n_kept, const vis_rect *r) {
   for (int k = 0; k < n_kept; k++) {
     const vis_rect *q = &hyps[kept[k]];
-    double da = fmod(fabs(q->angle_deg - r->angle_deg), 180);
+    double da = fabs(q->angle_deg - r->angle_deg);
+    if (da >= 180) da = fmod(da, 180); /* below 180 fmod returns da: no libm call */
     if (da > 90) da = 180 - da;
     if (fabs(q->w - r->w) < 0.5 && fabs(q->h - r->h) < 0.5 && da < 4 &&
         hypot(q->center.x - r->center.x, q->center.y - r->center.y) < NMS_MM * t->px_per_mm)
