@@ -660,12 +660,13 @@ static void claim_rect(const vis__table *t, const vis_rect *r, int16_t id,
 }
 
 /* Robust misfit of a face at a pose: the mean of the capped residuals over
- * the samples that nothing accepted earlier (above) hides. */
+ * the samples that nothing accepted earlier (above) hides. pred: the
+ * face's fitted colour per texel (fitted_face). */
 static double pose_cost(const vis__table *t, const vis__template *tp,
-                        const int16_t *claim, int16_t self, const vis__object *o,
-                        const vis_rect *r, int stride) {
+                        const int16_t *claim, int16_t self, const double *pred,
+                        const vis_rect *r, bool flipped, int stride) {
   double ax, ay, lx, ly, s = t->px_per_mm;
-  vis__face_axes(r, s, o->flipped, &ax, &ay, &lx, &ly);
+  vis__face_axes(r, s, flipped, &ax, &ay, &lx, &ly);
   /* the across terms of every column once (the same products as per
    * sample: the sums below are bit for bit those of the plain loop) */
   double stack[2 * 320], *col_x = stack, *col_y = stack + 320;
@@ -685,7 +686,7 @@ static double pose_cost(const vis__table *t, const vis__template *tp,
   for (int j = stride / 2; j < tp->h; j += stride) {
     double dy = (j + 0.5) * tp->h_mm / tp->h - tp->h_mm / 2;
     double row_x = dy * lx, row_y = dy * ly;
-    const float *frow = tp->lab + 3 * (size_t)j * tp->w;
+    const double *prow = pred + 3 * (size_t)j * tp->w;
     for (int i = stride / 2; i < tp->w; i += stride) {
       double x = col_x[i] + row_x, y = col_y[i] + row_y;
       int ix = vis__round(x), iy = vis__round(y);
@@ -694,10 +695,9 @@ static double pose_cost(const vis__table *t, const vis__template *tp,
       if (c >= 0 && c < self) continue;
       float lab[3];
       if (!vis__table_lab(t, x, y, lab)) continue;
-      const float *f = frow + 3 * i;
+      const double *p = prow + 3 * i;
       double res = 0;
-      for (int k = 0; k < 3; k++)
-        res += channel_weight[k] * fabs(lab[k] - (o->gain[k] * f[k] + o->offset[k]));
+      for (int k = 0; k < 3; k++) res += channel_weight[k] * fabs(lab[k] - p[k]);
       sum += res < cap ? res : cap; /* fmin without the libm call */
       n++;
     }
@@ -716,6 +716,7 @@ typedef struct {
   double key[POSE_MEMO][4]; /* centre x, y, angle, stride */
   double cost[POSE_MEMO];
   int n, next;
+  double *pred; /* the face's fitted colour per texel, for every pose */
 } pose_memo;
 
 static double memo_cost(pose_memo *pm, const vis__table *t, const vis__template *tp,
@@ -724,7 +725,7 @@ static double memo_cost(pose_memo *pm, const vis__table *t, const vis__template 
   const double key[4] = {r->center.x, r->center.y, r->angle_deg, stride};
   for (int i = 0; i < pm->n; i++)
     if (!memcmp(pm->key[i], key, sizeof key)) return pm->cost[i];
-  double c = pose_cost(t, tp, claim, self, o, r, stride);
+  double c = pose_cost(t, tp, claim, self, pm->pred, r, o->flipped, stride);
   memcpy(pm->key[pm->next], key, sizeof key);
   pm->cost[pm->next] = c;
   pm->next = (pm->next + 1) % POSE_MEMO;
@@ -732,15 +733,31 @@ static double memo_cost(pose_memo *pm, const vis__table *t, const vis__template 
   return c;
 }
 
+/* The face's colours as o's gain/offset fit predicts them, 3 per texel:
+ * the same for every pose a search tries, so made once per search (the
+ * same double operations as per sample: the costs are bit for bit those
+ * of the per-sample products, 0.1 G fewer instructions per 720p frame).
+ * NULL when out of memory. */
+static double *fitted_face(const vis__template *tp, const vis__object *o) {
+  size_t n = (size_t)tp->w * (size_t)tp->h;
+  double *pred = malloc(sizeof(double) * (3 * n + 1));
+  if (!pred) return NULL;
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < 3; k++) pred[3 * i + k] = o->gain[k] * tp->lab[3 * i + k] + o->offset[k];
+  return pred;
+}
+
 /* Pose search: coordinate descent on the face misfit, with steps in
  * position (pixels) and angle (degrees) halved each round, from step0 and
- * astep0; the last two rounds on every sample. */
+ * astep0; the last two rounds on every sample. Out of memory: o stays
+ * where it is. */
 static void refine_from(const vis__table *t, const vis__template *tp, const int16_t *claim,
                         int16_t self, vis__object *o, double step0, double astep0,
                         int rounds) {
   vis_rect best = o->r_px;
   double step = step0, astep = astep0;
-  pose_memo pm = {.n = 0, .next = 0};
+  pose_memo pm = {.n = 0, .next = 0, .pred = fitted_face(tp, o)};
+  if (!pm.pred) return;
   for (int round = 0; round < rounds; round++) {
     /* the coarse steps on every 2nd sample each way: a quarter the work */
     int stride = round < rounds - 2 ? 2 : 1;
@@ -766,6 +783,7 @@ static void refine_from(const vis__table *t, const vis__template *tp, const int1
   if (fabs(a - best.angle_deg) > 90) o->flipped = !o->flipped; /* turned by 180 */
   best.angle_deg = a;
   o->r_px = best;
+  free(pm.pred);
 }
 
 /* Sub-pixel pose of an accepted object (it starts within a pixel or two). */
