@@ -84,9 +84,10 @@ static const char usage[] =
     "                      to the 3rd look again and correct the announcement\n"
     "                      out loud if two of three frames see it otherwise\n"
     "  --stats             print timing and latency numbers at the end\n"
-    "  --no-incremental    analyse each flight frame against the layout\n"
-    "                      alone, not against the last decided frame\n"
-    "                      (slower; for comparison)\n"
+    "  --incremental       analyse each flight frame against the last decided\n"
+    "                      frame, not the layout alone (about 40 % less CPU;\n"
+    "                      off by default: it lost flights on a held-out game)\n"
+    "  --no-incremental    the layout alone (the default)\n"
     "  --quiet             no commentary\n"
     "\n"
     "On the terminal, while the game runs: 'undo' takes the last flight back,\n"
@@ -97,7 +98,7 @@ typedef struct {
   const char *source, *players, *deck, *calib, *first_layer, *answers,
       *events, *transcript, *resume, *observations, *rules, *write_dir, *web;
   bool fast, demo, rendered, simulated, quiet, stats, simulate;
-  bool no_incremental; /* --no-incremental */
+  bool incremental; /* --incremental (--no-incremental: off, the default) */
   long seed, measure;
   long still; /* --still: the still frame that decides (0: the default) */
   double table[4];
@@ -653,7 +654,7 @@ typedef struct {
   /* the incremental reference (vis_reference_set_decided): the last frame
    * decided while a flight is thrown is the next one's baseline, so only
    * what changed since is searched */
-  bool incremental;    /* allowed (not --no-incremental) */
+  bool incremental;    /* allowed (--incremental) */
   bool has_decided;    /* ref holds a decided frame */
   double decided_px[4][2]; /* the table area's corners in its picture */
   bool decided_px_ok[4];
@@ -1030,7 +1031,7 @@ static int run_camera(app *a, int64_t skip_to) {
   st = wch_motion_create(&mc, &m, &err);
   wch_obs *obs = malloc(sizeof *obs);
   int rc = st == TP_OK && obs ? 0 : cli_fail(1, "watch: out of memory");
-  layout_ref lr = {.incremental = !o->no_incremental};
+  layout_ref lr = {.incremental = o->incremental};
   an_report bare = {0}; /* the layout's last still frame without carpets */
   vis_deck_card_mm(an_session_deck(s), lr.card_mm);
   int extra = 0; /* frames looked at after the first of a still scene */
@@ -1344,8 +1345,10 @@ static int parse_options(int argc, char **argv, options *o) {
       o->quiet = true;
     } else if (!strcmp(a, "--stats")) {
       o->stats = true;
+    } else if (!strcmp(a, "--incremental")) {
+      o->incremental = true;
     } else if (!strcmp(a, "--no-incremental")) {
-      o->no_incremental = true;
+      o->incremental = false;
     } else if (!strcmp(a, "--still") && v) {
       if (!cli_parse_long(argv[++i], 1, 10, &o->still))
         return cli_fail(2, "watch: --still '%s': a number of frames 1..10",
