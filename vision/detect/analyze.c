@@ -460,27 +460,11 @@ static bool faded_onto_table(const vis__object *o, double colour_share) {
   return colour_share < FADED_SHARE && 2 * o->valid < o->total && o->gain[0] < FADED_GAIN;
 }
 
-/* A carpet mostly hidden whose face had to be faded to the fit's bound
- * (the gain of L, as faded_onto_table) to explain what shows, and that
- * shows its own colours in less than FADED_CARPET_SHARE of it: a green
- * face fitted to a few samples of other objects beside the yellow carpet
- * (tuning normal 3311: 4 % showing, gain 0.50, colours 0.44); real
- * carpets 4-45 % visible there showed gains 0.81-0.95, colours 0.83-0.99
- * (tuning easy 3303, 3327, normal 3308). */
-#define FADED_CARPET_SHARE 0.6
-static bool faded_carpet(const vis__object *o, double colour_share) {
-  return colour_share < FADED_CARPET_SHARE && 2 * o->valid < o->total &&
-         o->gain[0] < FADED_GAIN;
-}
-
-/* A carpet or card found right under an object accepted before it, of
- * the same size and pose within TWIN_MM and TWIN_DEG, of which less than
- * TWIN_SHOWS shows: what "shows" is the slivers of the object on top that
- * its pose leaves (a few samples fit any face), not an object. A real one
- * lying exactly under another could not be seen either. Cards too: a
- * lone yellow carpet's white border 1.3 mm wide passed for a palace or an
- * adventure under it (tuning normal 3323, 3327: 60 samples, the fit's
- * offset at its bound). */
+/* A carpet found right under an object accepted before it, of the same
+ * size and pose within TWIN_MM and TWIN_DEG, of which less than TWIN_SHOWS
+ * shows: what "shows" is the slivers of the object on top that its pose
+ * leaves (a few samples fit any face), not a carpet. A real carpet lying
+ * exactly under a card could not be seen either. */
 #define TWIN_MM 3.0
 #define TWIN_DEG 3.0
 #define TWIN_SHOWS 0.2
@@ -499,8 +483,7 @@ static bool hidden_twin(const vis__table *t, const vis__object *obj, int i) {
 }
 
 /* Drops the carpets whose visible part shows the table's colours rather
- * than their face's (see colour_support), the hidden twins of objects on
- * top and the cards without a card frame; support[] and support_n[] get
+ * than their face's (see colour_support); support[] and support_n[] get
  * every kept object's figures (n_obj <= 64, as the matcher returns). */
 static tp_status drop_phantoms(const vis_analyzer *an, const vis__table *t, vis__object *obj,
                                int *n_obj, double *support, int *support_n, tp_error *err) {
@@ -522,8 +505,7 @@ static tp_status drop_phantoms(const vis_analyzer *an, const vis__table *t, vis_
     bool carpet = an->tpl[obj[i].face].kind != VIS__FACE_TYPE;
     /* real carpets show 0.55-0.85 of their face's colours even on cloth of
      * their own colour; a face fitted onto bare table about none */
-    drop[i] = (carpet && cnt[i] >= 20 && (sup[i] < 0.25 || faded_carpet(&obj[i], sup[i]))) ||
-              hidden_twin(t, obj, i);
+    drop[i] = carpet && ((cnt[i] >= 20 && sup[i] < 0.25) || hidden_twin(t, obj, i));
   }
   for (int i = 0; i < n; i++) {
     if (drop[i]) continue;
