@@ -266,48 +266,6 @@ static void test_carpet_strip_on_card(void **state) {
   free_deck(&d);
 }
 
-/* Carpet B slid under two cards that cover both of its ends, corners
- * and all: only a strip across its middle shows, bounded by its two long
- * sides (tuning normal 3308, easy 3327). The hypotheses (fit.c) come from
- * corners and from pairs of parallel edges one side apart; B, which has
- * no corner in view, is found from its two sides alone, at its pose. */
-static void test_carpet_without_corners(void **state) {
-  (void)state;
-  deck d;
-  make_deck(&d);
-  double a = 20 * PI / 180, ux = cos(a), uy = sin(a);
-  vis_rect b = card_at(250, 200, 20);
-  /* the cards lie across B's ends: each hides 17 mm of its length */
-  vis_rect c1 = card_at(250 + 116 * ux, 200 + 116 * uy, 110);
-  vis_rect c2 = card_at(250 - 116 * ux, 200 - 116 * uy, 110);
-  placed p[3] = {{&d.img[6], b, false}, {&d.img[3], c1, false}, {&d.img[4], c2, true}};
-  vis__table t;
-  make_table(p, 3, &t);
-  const double sizes[1][2] = {{card_mm[0] * 2, card_mm[1] * 2}};
-  vis_rect *hyps = NULL;
-  int n_hyps = 0, n_strips = 0;
-  assert_int_equal(vis__hypotheses_strips(&t, sizes, 1, &hyps, &n_hyps, &n_strips, NULL), TP_OK);
-  assert_true(n_strips > 0);
-  vis__match_params mp = params;
-  mp.n_carpet_only = n_strips;
-  vis__object *obj = NULL;
-  int n = 0;
-  assert_int_equal(vis__match(&t, d.tpl, N_FACES, hyps, n_hyps, &mp, &obj, &n, NULL), TP_OK);
-  assert_int_equal(n, 3);
-  int found = -1;
-  for (int i = 0; i < n; i++)
-    if (obj[i].face == 6) found = i;
-  assert_true(found >= 0);
-  const vis_rect *r = &obj[found].r_px;
-  double da = fabs(remainder(r->angle_deg - 20, 180));
-  assert_true(hypot(r->center.x - 250, r->center.y - 200) < 2 * 1.0); /* 1 mm */
-  assert_true(da < 1.0);
-  free(obj);
-  free(hyps);
-  free_table(&t);
-  free_deck(&d);
-}
-
 /* The matcher sums 8-bit faces in integers and other templates (the
  * layout reference's patches of the table: fractional Lab) in double.
  * Faces nudged off the integers by under 1/100 must take the double path
@@ -358,7 +316,6 @@ int main(void) {
       cmocka_unit_test(test_look_alikes),
       cmocka_unit_test(test_strip_under_carpet),
       cmocka_unit_test(test_carpet_strip_on_card),
-      cmocka_unit_test(test_carpet_without_corners),
       cmocka_unit_test(test_fractional_faces),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

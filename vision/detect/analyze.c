@@ -623,13 +623,11 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
   bool same = fabs(sizes[0][0] - sizes[1][0]) < 0.5 && fabs(sizes[0][1] - sizes[1][1]) < 0.5;
   if (!st) /* dark print inside a card can look like the table */
     st = cvw_mask_fill_holes(&t.object, 0.5 * sizes[0][0] * sizes[0][1], err);
-  int n_strips = 0;
-  if (!st) st = vis__hypotheses_strips(&t, sizes, same ? 1 : 2, &hyps, &n_hyps, &n_strips, err);
+  if (!st) st = vis__hypotheses(&t, sizes, same ? 1 : 2, &hyps, &n_hyps, err);
   if (!st && an->s.debug_dir) debug_dump(an, &t, hyps, n_hyps);
   res->profile.detect_ms = vis__now_ms() - t1;
   t1 = vis__now_ms();
   vis__match_params mp = vis__analyzer_match_params(an, 35);
-  mp.n_carpet_only = n_strips;
   char logpath[1024];
   if (an->s.debug_dir) {
     snprintf(logpath, sizeof logpath, "%s/match.txt", an->s.debug_dir);

@@ -235,84 +235,9 @@ static void *lsd_segments(void *arg) {
   return NULL;
 }
 
-/* Strips: an object slid under others with no corner in view (a carpet
- * between two carpets or under cards) may still show both of its long
- * sides, or both short ones: two parallel image edges one side's length
- * apart. Where along them it lies the edges cannot say, so it is
- * hypothesised every STRIP_STEP_MM from one end to the other; the matcher
- * tells by the face which position (if any) is right. */
-#define STRIP_STEP_MM 3.0
-#define STRIP_MAX_SIN 0.05 /* about 3 degrees between the two edges */
-#define STRIP_MIN_OBJECT 0.15
-/* both sides seen over at least this: a third fewer strips than from
- * every segment (LSD's shortest are 7 mm: print lines), and the carpets
- * found so are kept (their sides need not face each other: a red carpet
- * under three objects showed one side near each end, tuning easy 3303) */
-#define STRIP_MIN_SIDE_MM 10.0
-
-/* Along-axis interval of segment s from origin (ox, oy) along d. */
-static void seg_extent(const seg *s, double ox, double oy, double dx, double dy,
-                       double *lo, double *hi) {
-  double e1 = (s->ax - ox) * dx + (s->ay - oy) * dy;
-  double e2 = (s->bx - ox) * dx + (s->by - oy) * dy;
-  *lo = fmin(e1, e2);
-  *hi = fmax(e1, e2);
-}
-
-/* Hypotheses of size across x along (across: the distance of a and b)
- * lying between the parallel segments a and b, at every position along
- * them that keeps both segments on its sides. */
-static void strip_between(const vis__table *t, const seg *a, const seg *b,
-                          double across, double along, rect_list *out) {
-  const seg *lng = a->len >= b->len ? a : b;
-  double dx = cos(lng->angle), dy = sin(lng->angle), nx = -dy, ny = dx;
-  double ox = a->ax, oy = a->ay;
-  double d1 = (b->ax - ox) * nx + (b->ay - oy) * ny, d2 = (b->bx - ox) * nx + (b->by - oy) * ny;
-  double a2 = (a->bx - ox) * nx + (a->by - oy) * ny; /* a's own tilt against d */
-  double tol = 1.5 * t->px_per_mm + 0.02 * across;
-  double gap = 0.5 * (d1 + d2) - 0.5 * a2;
-  if (fabs(fabs(gap) - across) > tol) return;
-  double alo, ahi, blo, bhi;
-  seg_extent(a, ox, oy, dx, dy, &alo, &ahi);
-  seg_extent(b, ox, oy, dx, dy, &blo, &bhi);
-  double u0 = fmin(alo, blo), u1 = fmax(ahi, bhi), slack = 2 * t->px_per_mm;
-  if (u1 - u0 > along + slack) return; /* not the sides of one object */
-  double mid = 0.5 * a2 + 0.5 * gap; /* the centre line, across */
-  double step = STRIP_STEP_MM * t->px_per_mm;
-  double first = fmin(u0, u1 - along), last = fmax(u0, u1 - along);
-  int n = (int)ceil((last - first) / step);
-  for (int k = 0; k <= n; k++) {
-    double s = n ? first + (last - first) * k / n : first, c = s + along / 2;
-    vis_rect r = {.center = {ox + c * dx + mid * nx, oy + c * dy + mid * ny}};
-    bool long_along = along >= across;
-    r.h = long_along ? along : across;
-    r.w = long_along ? across : along;
-    double ang = long_along ? lng->angle : lng->angle + VIS_PI / 2;
-    r.angle_deg = vis_normalize_angle180(ang * 180.0 / VIS_PI);
-    if (!is_duplicate(out, &r) && vis__object_fraction_above(t, &r, STRIP_MIN_OBJECT))
-      push_rect(out, &r);
-  }
-}
-
-/* The strip hypotheses of every parallel pair of LSD segments s[0..n-1]. */
-static void strip_hypotheses(const vis__table *t, const double (*sizes)[2], int n_sizes,
-                             const seg *s, int n, rect_list *out) {
-  const double min_len = STRIP_MIN_SIDE_MM * t->px_per_mm;
-  for (int i = 0; i < n; i++)
-    for (int j = i + 1; j < n; j++) {
-      if (s[i].len < min_len || s[j].len < min_len) continue;
-      if (fabs(sin(s[i].angle - s[j].angle)) > STRIP_MAX_SIN) continue;
-      for (int k = 0; k < n_sizes; k++) {
-        strip_between(t, &s[i], &s[j], sizes[k][0], sizes[k][1], out);
-        strip_between(t, &s[i], &s[j], sizes[k][1], sizes[k][0], out);
-      }
-    }
-}
-
-/* The hypotheses of every perpendicular pair of LSD segments raw[0..n-1],
- * then, with n_strips, the strips of every parallel pair (how many). */
+/* The hypotheses of every perpendicular pair of LSD segments raw[0..n-1]. */
 static void edge_hypotheses(const vis__table *t, const double (*sizes)[2], int n_sizes,
-                            const float *raw, int n, int *n_strips, rect_list *out) {
+                            const float *raw, int n, rect_list *out) {
   seg *s = malloc(sizeof *s * (size_t)(n + 1));
   if (!s) return;
   for (int i = 0; i < n; i++) {
@@ -329,11 +254,6 @@ static void edge_hypotheses(const vis__table *t, const double (*sizes)[2], int n
         corner_hypotheses(t, &s[i], &s[j], sizes[k][0], sizes[k][1],
                           EDGE_MIN_OBJECT, out);
     }
-  int n_corners = out->n;
-  if (n_strips) {
-    strip_hypotheses(t, sizes, n_sizes, s, n, out);
-    *n_strips = out->n - n_corners;
-  }
   free(s);
 }
 
@@ -370,15 +290,8 @@ static void objects_box(const vis__table *t, const double *pts, const int *count
 tp_status vis__hypotheses(const vis__table *t, const double (*sizes)[2],
                           int n_sizes, vis_rect **out, int *n_out,
                           tp_error *err) {
-  return vis__hypotheses_strips(t, sizes, n_sizes, out, n_out, NULL, err);
-}
-
-tp_status vis__hypotheses_strips(const vis__table *t, const double (*sizes)[2],
-                                 int n_sizes, vis_rect **out, int *n_out, int *n_strips,
-                                 tp_error *err) {
   *out = NULL;
   *n_out = 0;
-  if (n_strips) *n_strips = 0;
   double *pts = NULL;
   int *counts = NULL, n_poly = 0;
   double min_w = sizes[0][0];
@@ -409,7 +322,7 @@ tp_status vis__hypotheses_strips(const vis__table *t, const double (*sizes)[2],
     pthread_join(tid, NULL);
   else
     lsd_segments(&lsd);
-  edge_hypotheses(t, sizes, n_sizes, lsd.raw, lsd.n, n_strips, &hyps);
+  edge_hypotheses(t, sizes, n_sizes, lsd.raw, lsd.n, &hyps);
   free(lsd.raw);
   *out = hyps.v;
   *n_out = hyps.n;

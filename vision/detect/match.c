@@ -86,7 +86,6 @@ typedef struct {
   int ranked_free; /* samples not hidden when the faces were last ranked */
   bool no_card; /* its face showed no card frame; asked again once more of it is hidden */
   bool searched; /* its pose was searched (rescue) */
-  bool carpet_only; /* a strip (fit.c): matched with carpet faces only */
   char dead; /* why it is no longer alive (the debug log): f faces, h hidden, c card overlap, a accepted */
 } hyp;
 
@@ -382,7 +381,6 @@ static void rank_faces(const match_ctx *m, hyp *h) {
   for (int f = 0; f < m->n_tpl; f++) {
     const vis__template *tp = &m->tpl[f];
     if (tp->w != h->tw || tp->h != h->th) continue;
-    if (h->carpet_only && tp->kind == VIS__FACE_TYPE) continue;
     for (int fl = 0; fl < 2; fl++) {
       vis__object o;
       int give_up = h->n_cand == HYP_CANDS ? h->cand_expl[HYP_CANDS - 1] : -1;
@@ -603,18 +601,10 @@ static bool object_shows(const hyp *h) {
   return h->best.valid * 2 >= h->best.total || h->free_object >= 0.3 * h->free_n;
 }
 
-/* A strip (fit.c) shows at least this share of it: a strip of two cards'
- * sides lying edge to edge, 3 mm off the palace's pose, left a blue face
- * 44 samples of slivers to explain (tests/vision/scenes/touching); the
- * carpets found by strips showed 24-45 % (tuning easy 3303, 3327, normal
- * 3308). */
-#define STRIP_MIN_SHOWS 0.1
-
 /* Enough of what shows explained by its best face. */
 static bool explained_enough(const match_ctx *m, const hyp *h) {
   return h->alive && h->best.face >= 0 && h->best.explained >= m->mp->min_explained &&
-         h->best.score >= m->mp->min_ratio &&
-         (!h->carpet_only || h->best.valid >= STRIP_MIN_SHOWS * h->best.total);
+         h->best.score >= m->mp->min_ratio;
 }
 
 /* The cheap tests first: enough of it explained. */
@@ -993,7 +983,6 @@ static void resample_at(const match_ctx *m, hyp *h, const vis_rect *r) {
   }
   free_hyp(h);
   fresh.searched = true;
-  fresh.carpet_only = h->carpet_only;
   *h = fresh;
   if (h->alive) rescore(m, h, true, true);
 }
@@ -1038,15 +1027,11 @@ static int template_grid(const vis__table *t, const vis__template *tpl, int n_tp
   return -1;
 }
 
-/* Same size, centre within NMS_MM and axis within 4 degrees of a kept one.
- * A strip (index strips_from and on: carpets only) does not stand in for
- * a corner hypothesis (hypothesis i): that one may be a card. */
+/* Same size, centre within NMS_MM and axis within 4 degrees of a kept one. */
 #define NMS_MM 2.0
 static bool near_duplicate(const vis__table *t, const vis_rect *hyps, const int *kept,
-                           int n_kept, int i, int strips_from) {
-  const vis_rect *r = &hyps[i];
+                           int n_kept, const vis_rect *r) {
   for (int k = 0; k < n_kept; k++) {
-    if (i < strips_from && kept[k] >= strips_from) continue;
     const vis_rect *q = &hyps[kept[k]];
     double da = fabs(q->angle_deg - r->angle_deg);
     if (da >= 180) da = fmod(da, 180); /* below 180 fmod returns da: no libm call */
@@ -1070,7 +1055,6 @@ typedef struct {
   vis__object *acc;    /* accepted objects (refine) */
   const vis__object *refined; /* per object: as shows_card refined it */
   const bool *is_refined;
-  int carpet_only_from; /* hypotheses from here on: carpets only */
 } shared_work;
 
 /* Samples a new hypothesis and scores it. */
@@ -1085,7 +1069,6 @@ static void first_score_item(void *ctx, int worker, int item) {
     h->oom = true;
     return;
   }
-  h->carpet_only = i >= sw->carpet_only_from;
   if (h->alive) rescore(m, h, true, true);
 }
 
@@ -1309,8 +1292,7 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   match_ctx m = workers[0];
   vis__object refined[64];
   bool is_refined[64] = {false};
-  int carpet_only = mp->n_carpet_only < 0 ? 0 : mp->n_carpet_only > n_hyps ? n_hyps : mp->n_carpet_only;
-  shared_work sw = {workers, H, hyps, kept, rerank, NULL, refined, is_refined, n_hyps - carpet_only};
+  shared_work sw = {workers, H, hyps, kept, rerank, NULL, refined, is_refined};
   /* cheap first: a hypothesis without outline is no card (saves most
    * work); of near-duplicates only the one whose outline shows best is
    * matched (the pose refinement moves it the last millimetres) */
@@ -1323,7 +1305,7 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   int n_kept = 0;
   for (int k = 0; k < n_hyps && order[k].explained >= 250; k++) {
     int i = order[k].i, f = template_grid(t, tpl, n_tpl, &hyps[i]);
-    if (f < 0 || near_duplicate(t, hyps, kept, n_kept, i, sw.carpet_only_from)) continue;
+    if (f < 0 || near_duplicate(t, hyps, kept, n_kept, &hyps[i])) continue;
     kept[n_kept++] = i;
   }
   vis__parallel_for(threads, n_kept, first_score_item, &sw);

@@ -108,15 +108,6 @@ tp_status vis__box_blur_rows(const tp_image *src, tp_image *dst, int radius, int
 tp_status vis__hypotheses(const vis__table *t, const double (*sizes_px)[2],
                           int n_sizes, vis_rect **out, int *n_out,
                           tp_error *err);
-/* The same, followed by the strips (fit.c): rectangles between two
- * parallel image edges one side apart, at every position along them, for
- * a carpet slid under others with no corner in view. They are the last
- * *n_strips of *out; match them with carpet faces only
- * (vis__match_params.n_carpet_only): where cards do not hide each other,
- * their strips made phantom cards that won over real ones. */
-tp_status vis__hypotheses_strips(const vis__table *t, const double (*sizes_px)[2],
-                                 int n_sizes, vis_rect **out, int *n_out, int *n_strips,
-                                 tp_error *err);
 
 /* Fraction of the rectangle's pixels in the object mask. */
 double vis__object_fraction(const vis__table *t, const vis_rect *r_px);
@@ -199,7 +190,6 @@ typedef struct {
   int threads;       /* workers scoring hypotheses (1..16; 0 counts as 1);
                         the result is the same for any number */
   FILE *log;         /* debugging: every hypothesis's fate, or NULL */
-  int n_carpet_only; /* the last n_carpet_only hypotheses may only be carpets */
 } vis__match_params;
 
 /* Chooses, greedily from the top of the pile down, the hypotheses that the
