@@ -243,6 +243,17 @@ static void add_carpet(wch_obs *o, const char *colour, double x, double y,
   if (on >= 0) c->on_cards[c->n_on_cards++] = on;
 }
 
+/* The first flight of three_player_game's tests as its first still frame
+ * sees it: blue on card 0, green on card 4, red at (red_x, red_y) on
+ * `red_card` (the cards of layout_obs(12)). */
+static wch_obs first_flight(double red_x, double red_y, int red_card) {
+  wch_obs o = layout_obs(12);
+  add_carpet(&o, "blue", 90, 90, 0);
+  add_carpet(&o, "green", 90, 220, 4);
+  add_carpet(&o, "red", red_x, red_y, red_card);
+  return o;
+}
+
 /* The layout's table after the cards in `taken` (ended by -1) left it. */
 static wch_obs layout_except(const int *taken) {
   wch_obs full = layout_obs(12), rest = full;
@@ -603,10 +614,7 @@ static void test_confirm_corrects(void **state) {
   sink s = {0};
   tp_error err;
   wch *w = three_player_game(&s);
-  wch_obs first = layout_obs(12);
-  add_carpet(&first, "blue", 90, 90, 0);
-  add_carpet(&first, "green", 90, 220, 4);
-  add_carpet(&first, "red", 240, 220, 5);
+  wch_obs first = first_flight(240, 220, 5);
   observe(w, &first);
   assert_non_null(strstr(s.log, "flight blue=0 green=4 red=5\n"));
   assert_true(wch_confirm_pending(w));
@@ -667,10 +675,7 @@ static void test_confirm_contest(void **state) {
   sink s = {0};
   tp_error err;
   wch *w = three_player_game(&s);
-  wch_obs first = layout_obs(12);
-  add_carpet(&first, "blue", 90, 90, 0);
-  add_carpet(&first, "green", 90, 220, 4);
-  add_carpet(&first, "red", 150, 90, 1);
+  wch_obs first = first_flight(150, 90, 1);
   wch_obs right = first;
   first.carpets[2].on_cards[first.carpets[2].n_on_cards++] = 0;
   observe(w, &first);
@@ -707,10 +712,7 @@ static void test_confirm_resumed(void **state) {
   sink s = {0};
   tp_error err;
   wch *w = three_player_game(&s);
-  wch_obs first = layout_obs(12);
-  add_carpet(&first, "blue", 90, 90, 0);
-  add_carpet(&first, "green", 90, 220, 4);
-  add_carpet(&first, "red", 240, 220, 5);
+  wch_obs first = first_flight(240, 220, 5);
   observe(w, &first);
   char *cut = malloc(s.len + 1);
   memcpy(cut, s.log, s.len + 1);
@@ -874,10 +876,7 @@ static void test_killed_confirming(void **state) {
   sink s = {0};
   tp_error err;
   wch *w = three_player_game(&s);
-  wch_obs first = layout_obs(12);
-  add_carpet(&first, "blue", 90, 90, 0);
-  add_carpet(&first, "green", 90, 220, 4);
-  add_carpet(&first, "red", 240, 220, 5);
+  wch_obs first = first_flight(240, 220, 5);
   observe(w, &first);
   wch_obs right = first;
   right.carpets[2].on_cards[right.carpets[2].n_on_cards++] = 6;
