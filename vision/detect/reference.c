@@ -1134,10 +1134,11 @@ static void cluster_colours(const float *lab, int n, table_palette *tp) {
     int count[REF_PALETTE] = {0};
     for (int i = 0; i < n; i++) {
       int near = 0;
-      for (int k = 1; k < REF_PALETTE; k++)
-        if (colour_distance(lab + 3 * (size_t)i, tp->lab[k]) <
-            colour_distance(lab + 3 * (size_t)i, tp->lab[near]))
-          near = k;
+      double near_d = colour_distance(lab + 3 * (size_t)i, tp->lab[0]);
+      for (int k = 1; k < REF_PALETTE; k++) {
+        double d = colour_distance(lab + 3 * (size_t)i, tp->lab[k]);
+        if (d < near_d) near = k, near_d = d;
+      }
       count[near]++;
       for (int ch = 0; ch < 3; ch++)
         sum[near][ch] += lab[3 * (size_t)i + ch];
@@ -1149,9 +1150,10 @@ static void cluster_colours(const float *lab, int n, table_palette *tp) {
 }
 
 /* The ring around a card: 4 to 12 mm outside its rectangle (fin), off
- * the other present card slots. */
+ * the other present card slots; x0..y1 bound its outer rectangle. */
 typedef struct {
   vis__frame fin, fout;
+  double x0, y0, x1, y1;
   vis__frame others[64];
   int n_others;
 } card_ring;
@@ -1162,6 +1164,12 @@ static card_ring ring_of(const frame *fr, const vis_rect *r_px, int self) {
   vis_rect out = *r_px;
   out.w += 24 * s, out.h += 24 * s;
   g.fin = vis__frame_of(r_px), g.fout = vis__frame_of(&out);
+  vis_pt c[4];
+  vis_rect_corners(&out, c);
+  g.x0 = g.x1 = c[0].x, g.y0 = g.y1 = c[0].y;
+  for (int k = 1; k < 4; k++)
+    g.x0 = fmin(g.x0, c[k].x), g.x1 = fmax(g.x1, c[k].x),
+    g.y0 = fmin(g.y0, c[k].y), g.y1 = fmax(g.y1, c[k].y);
   g.n_others = 0;
   for (int k = 0; k < fr->ref->n && g.n_others < 64; k++)
     if (k != self && fr->ref->cards[k].present) {
@@ -1186,20 +1194,12 @@ static bool ring_palette(const frame *fr, const vis_rect *r_px, int self,
   const vis__table *t = fr->t;
   const double s = t->px_per_mm;
   card_ring ring = ring_of(fr, r_px, self);
-  vis_rect out = *r_px;
-  out.w += 24 * s, out.h += 24 * s;
-  vis_pt c[4];
-  vis_rect_corners(&out, c);
-  double x0 = c[0].x, x1 = c[0].x, y0 = c[0].y, y1 = c[0].y;
-  for (int k = 1; k < 4; k++)
-    x0 = fmin(x0, c[k].x), x1 = fmax(x1, c[k].x), y0 = fmin(y0, c[k].y),
-    y1 = fmax(y1, c[k].y);
-  size_t cap = (size_t)((x1 - x0) / (2 * s) + 2) *
-               (size_t)((y1 - y0) / (2 * s) + 2);
+  size_t cap = (size_t)((ring.x1 - ring.x0) / (2 * s) + 2) *
+               (size_t)((ring.y1 - ring.y0) / (2 * s) + 2);
   float *lab = malloc(sizeof(float) * 3 * cap);
   int n = 0;
-  for (double y = y0; lab && y <= y1; y += 2 * s)
-    for (double x = x0; x <= x1 && (size_t)n < cap; x += 2 * s)
+  for (double y = ring.y0; lab && y <= ring.y1; y += 2 * s)
+    for (double x = ring.x0; x <= ring.x1 && (size_t)n < cap; x += 2 * s)
       if (in_ring(&ring, s, x, y) && !covered(cv, x, y) &&
           vis__table_lab(t, x, y, lab + 3 * (size_t)n))
         n++;
