@@ -865,19 +865,17 @@ static void to_obs(const vis_result *r, const layout_ref *lr, int64_t frame,
     note_stacking(&r->overlaps[k], obs_of, r->n_cards, obs);
 }
 
-static double now_ms(void) {
+static double clock_ms(clockid_t clock) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(clock, &ts);
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+static double now_ms(void) { return clock_ms(CLOCK_MONOTONIC); }
+
 /* CPU time of the process (the analysis workers included): on a shared
  * machine a fairer cost than the wall clock. */
-static double cpu_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
+static double cpu_ms(void) { return clock_ms(CLOCK_PROCESS_CPUTIME_ID); }
 
 /* ---- the incremental reference ---- */
 
@@ -1373,6 +1371,16 @@ static int parse_options(int argc, char **argv, options *o) {
   return -1;
 }
 
+/* "watch: TITLE: NAME MEAN ms (COUNT); ..." for three kinds of analysis,
+ * without the line's end. */
+static void print_cpu_means(const char *title, const char *const names[3],
+                            const double total_ms[3], const long count[3]) {
+  fprintf(stderr, "watch: %s:", title);
+  for (int k = 0; k < 3; k++)
+    fprintf(stderr, "%s %s %.1f ms (%ld)", k ? ";" : "", names[k],
+            count[k] ? total_ms[k] / (double)count[k] : 0.0, count[k]);
+}
+
 static void print_stats(const app *a) {
   fprintf(stderr,
           "watch: %ld frames, %ld decisions, %ld announcements; latency from "
@@ -1387,23 +1395,15 @@ static void print_stats(const app *a) {
           a->analysis_max_ms, a->analyses, a->corrections);
   static const char *const kinds[3] = {"against the last decided frame",
                                        "against the layout", "from scratch"};
-  fprintf(stderr, "watch: CPU per analysis:");
-  for (int k = 0; k < 3; k++)
-    fprintf(stderr, "%s %s %.1f ms (%ld)", k ? ";" : "", kinds[k],
-            a->n_cpu[k] ? a->cpu_ms[k] / (double)a->n_cpu[k] : 0.0,
-            a->n_cpu[k]);
+  print_cpu_means("CPU per analysis", kinds, a->cpu_ms, a->n_cpu);
   fprintf(stderr, "; taking a decided frame %.1f ms (%ld); analysed again "
           "against the layout %ld\n",
           a->n_set_decided ? a->set_decided_cpu_ms / (double)a->n_set_decided
                            : 0.0,
           a->n_set_decided, a->analysed_again);
   static const char *const stages[3] = {"throws", "second look", "other"};
-  fprintf(stderr, "watch: CPU per analysis by stage:");
-  for (int k = 0; k < 3; k++)
-    fprintf(stderr, "%s %s %.1f ms (%ld)", k ? ";" : "", stages[k],
-            a->n_stage_cpu[k] ? a->stage_cpu_ms[k] / (double)a->n_stage_cpu[k]
-                              : 0.0,
-            a->n_stage_cpu[k]);
+  print_cpu_means("CPU per analysis by stage", stages, a->stage_cpu_ms,
+                  a->n_stage_cpu);
   fputc('\n', stderr);
 }
 
