@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis_internal.h"
 #include "calibration.h"
 #include "cvw.h"
 
@@ -31,6 +32,11 @@ static double now_ms(void) {
 }
 
 const vis_deck *an_session_deck(const an_session *s) { return s->deck; }
+
+const cal_calib *an__report_calib(const an_session *s, const an_report *r) {
+  if (r->own_calib) return r->own_calib;
+  return r->has_map && s->calib && r->map.user == (const void *)s->calib ? s->calib : NULL;
+}
 
 /* The built-in demo deck comes from the renderer (its procedural art). */
 static tp_status demo_deck(vis_deck **out, tp_error *err) {

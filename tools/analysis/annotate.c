@@ -10,6 +10,7 @@
 
 #include "analysis.h"
 #include "analysis_internal.h"
+#include "calibration.h"
 #include "cvw.h"
 
 static void colour_rgb(const char *name, double rgb[3]) {
@@ -66,20 +67,42 @@ static void label(cairo_t *cr, double x, double y, double size, const char *text
   cairo_fill(cr);
 }
 
-/* A label at the first free spot among `spots` (table mm): clear of the
- * labels drawn before it, on the visible part of its own object. */
+/* The label's leader line: from the box's nearest edge to a dot on its
+ * object, with the same dark halo as the text. */
+static void leader(cairo_t *cr, const an__placement *at, double w, double h, double size,
+                   const double rgb[3]) {
+  vis_pt from = {fmin(fmax(at->anchor.x, at->at.x - w / 2), at->at.x + w / 2),
+                 fmin(fmax(at->anchor.y, at->at.y - h / 2), at->at.y + h / 2)};
+  for (int pass = 0; pass < 2; pass++) {
+    cairo_move_to(cr, from.x, from.y);
+    cairo_line_to(cr, at->anchor.x, at->anchor.y);
+    cairo_new_sub_path(cr);
+    cairo_arc(cr, at->anchor.x, at->anchor.y, size / 6, 0, 2 * 3.14159265358979323846);
+    if (pass == 0)
+      cairo_set_source_rgba(cr, 0, 0, 0, 0.85), cairo_set_line_width(cr, size / 4);
+    else
+      cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]), cairo_set_line_width(cr, size / 10);
+    cairo_stroke(cr);
+  }
+}
+
+/* A label at the first free spot among `spots` (table mm) on its object,
+ * or beside the object's outline with a leader line when none is free. */
 static void place_label(cairo_t *cr, const mapper *m, an__labels *placed,
-                        const vis_pt *spots, int n_spots, double size,
-                        const char *text, const double rgb[3]) {
+                        const vis_pt *spots, int n_spots, const an__quad *outline, int self,
+                        double size, const char *text, const double rgb[3]) {
   cairo_set_font_size(cr, size);
   cairo_text_extents_t e;
   cairo_text_extents(cr, text, &e);
-  vis_pt px[AN__MAX_SPOTS], at;
-  for (int i = 0; i < n_spots && i < AN__MAX_SPOTS; i++) px[i] = to_px(m, spots[i]);
-  double halo = size / 5;
-  if (an__place_label(placed, px, n_spots < AN__MAX_SPOTS ? n_spots : AN__MAX_SPOTS,
-                      e.width + 2 * halo, e.height + 2 * halo, &at) >= 0)
-    label(cr, at.x, at.y, size, text, rgb);
+  vis_pt px[AN__MAX_SPOTS];
+  int n = n_spots < AN__MAX_SPOTS ? n_spots : AN__MAX_SPOTS;
+  for (int i = 0; i < n; i++) px[i] = to_px(m, spots[i]);
+  double halo = size / 5, w = e.width + 2 * halo, h = e.height + 2 * halo;
+  an__target t = {.spots = px, .n_spots = n, .outline = outline, .self = self};
+  an__placement at;
+  if (an__place_label(placed, &t, w, h, &at) < 0) return;
+  if (at.moved) leader(cr, &at, w, h, size, rgb);
+  label(cr, at.at.x, at.at.y, size, text, rgb);
 }
 
 /* Spots on r outside the rectangles lying on it; all spots on r if none
@@ -89,6 +112,14 @@ static int spots_on(const vis_rect *r, const vis_rect *covers, int n_covers,
                     vis_pt spots[AN__MAX_SPOTS]) {
   int n = an__label_spots(r, covers, n_covers, spots, AN__MAX_SPOTS);
   return n ? n : an__label_spots(r, NULL, 0, spots, AN__MAX_SPOTS);
+}
+
+static an__quad outline_px(const mapper *m, const vis_rect *r) {
+  vis_pt c[4];
+  vis_rect_corners(r, c);
+  an__quad q;
+  for (int i = 0; i < 4; i++) q.p[i] = to_px(m, c[i]);
+  return q;
 }
 
 static void stroke_rect(cairo_t *cr, const mapper *m, const vis_rect *r,
@@ -157,7 +188,8 @@ static void label_cards(cairo_t *cr, const mapper *m, const vis_result *v,
     char text[64];
     snprintf(text, sizeof text, "%d %s%s", i, c->type >= 0 ? vis_type_name(c->type) : "?",
              c->uncertain ? " ?" : "");
-    place_label(cr, m, placed, spots, n, fs, text, c->uncertain ? warn : white);
+    an__quad outline = outline_px(m, &c->rect);
+    place_label(cr, m, placed, spots, n, &outline, i, fs, text, c->uncertain ? warn : white);
   }
 }
 
@@ -171,8 +203,12 @@ static void label_carpets(cairo_t *cr, const mapper *m, const vis_result *v,
     double rgb[3];
     colour_rgb(c->colour, rgb);
     char text[96];
-    snprintf(text, sizeof text, "%s (%s)%s", c->colour, r->players[i], c->uncertain ? " ?" : "");
-    place_label(cr, m, placed, spots, n, fs, text, rgb);
+    if (strcmp(c->colour, r->players[i])) /* "red (anna)"; "red" is red's own */
+      snprintf(text, sizeof text, "%s (%s)%s", c->colour, r->players[i], c->uncertain ? " ?" : "");
+    else
+      snprintf(text, sizeof text, "%s%s", c->colour, c->uncertain ? " ?" : "");
+    an__quad outline = outline_px(m, &c->rect);
+    place_label(cr, m, placed, spots, n, &outline, v->n_cards + i, fs, text, rgb);
   }
 }
 
@@ -206,30 +242,100 @@ static void label_overlaps(cairo_t *cr, const mapper *m, const vis_result *v,
                        {mid.x - 18, mid.y}, {mid.x + 18, mid.y}};
     double rgb[3];
     colour_rgb(c->colour, rgb);
-    place_label(cr, m, placed, spots, 5, fs * 0.8,
+    place_label(cr, m, placed, spots, 5, NULL, -1, fs * 0.8,
                 o->carpet_on_top ? (o->uncertain ? "on?" : "ON")
                                  : (o->uncertain ? "under?" : "UNDER"), rgb);
   }
 }
 
-/* The summary's lines at the top left; their boxes are reserved first so
- * that no label covers them. */
-static void draw_summary(cairo_t *cr, const char *summary, an__labels *placed, double fs) {
-  double y = fs * 1.5;
-  const char *line = summary;
-  while (line && *line) {
+/* The summary's lines, measured, and where they go. */
+enum { SUMMARY_LINES = 24 };
+typedef struct {
+  char line[SUMMARY_LINES][256];
+  int n;
+  double fs, line_h, pad, w, h; /* pixels; w, h: the whole block */
+} summary_block;
+
+static void measure_summary(const char *summary, double fs, summary_block *b) {
+  cairo_surface_t *scratch = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+  cairo_t *cr = cairo_create(scratch);
+  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+  cairo_set_font_size(cr, fs);
+  b->n = 0, b->fs = fs, b->line_h = fs * 1.4, b->pad = fs * 0.6, b->w = 0;
+  for (const char *line = summary; line && *line && b->n < SUMMARY_LINES; b->n++) {
     const char *end = strchr(line, '\n');
     size_t n = end ? (size_t)(end - line) : strlen(line);
-    char text[256];
-    snprintf(text, sizeof text, "%.*s", (int)(n < 255 ? n : 255), line);
-    cairo_set_font_size(cr, fs);
+    snprintf(b->line[b->n], sizeof b->line[b->n], "%.*s", (int)(n < 255 ? n : 255), line);
     cairo_text_extents_t e;
-    cairo_text_extents(cr, text, &e);
-    label(cr, fs + e.width / 2, y, fs, text, white);
-    an__reserve(placed, (an__box){fs / 2, y - fs * 0.7, fs * 1.5 + e.width, y + fs * 0.7});
-    y += fs * 1.4;
+    cairo_text_extents(cr, b->line[b->n], &e);
+    b->w = fmax(b->w, e.x_advance);
     line = end ? end + 1 : NULL;
   }
+  b->w += 2 * b->pad, b->h = b->n * b->line_h + 2 * b->pad - (b->line_h - fs);
+  cairo_destroy(cr);
+  cairo_surface_destroy(scratch);
+}
+
+/* The summary on a dark panel in box `at`, which labels then keep clear of. */
+static void draw_summary(cairo_t *cr, const summary_block *b, an__box at, an__labels *placed) {
+  cairo_rectangle(cr, at.x0, at.y0, at.x1 - at.x0, at.y1 - at.y0);
+  cairo_set_source_rgba(cr, 0, 0, 0, 0.6);
+  cairo_fill(cr);
+  cairo_set_font_size(cr, b->fs);
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  for (int i = 0; i < b->n; i++) {
+    cairo_move_to(cr, at.x0 + b->pad, at.y0 + b->pad + b->fs * 0.8 + i * b->line_h);
+    cairo_show_text(cr, b->line[i]);
+  }
+  an__reserve(placed, at);
+}
+
+/* The markers (with their white border, a quarter side wide) and every
+ * card and carpet, in pixels: what labels and the summary keep clear of. */
+static void add_obstacles(const an_session *s, const an_report *r, const mapper *m,
+                          an__labels *l) {
+  const struct cal_calib *c = an__report_calib(s, r);
+  cal_marker_pose mk[AN__MAX_MARKERS];
+  size_t n = c ? cal_calib_markers(c, mk, AN__MAX_MARKERS) : 0;
+  for (size_t i = 0; i < n && i < AN__MAX_MARKERS; i++) {
+    an__quad q;
+    for (int k = 0; k < 4; k++) {
+      vis_pt mid = {mk[i].center_mm[0], mk[i].center_mm[1]};
+      vis_pt corner = {mid.x + 1.5 * (mk[i].corners_mm[k][0] - mid.x),
+                       mid.y + 1.5 * (mk[i].corners_mm[k][1] - mid.y)};
+      q.p[k] = to_px(m, corner);
+    }
+    an__add_marker(l, &q);
+  }
+  for (int i = 0; i < r->vis.n_cards; i++) {
+    an__quad q = outline_px(m, &r->vis.cards[i].rect);
+    an__add_object(l, &q);
+  }
+  for (int i = 0; i < r->vis.n_carpets; i++) {
+    an__quad q = outline_px(m, &r->vis.carpets[i].rect);
+    an__add_object(l, &q);
+  }
+}
+
+/* The photo on a surface, with a dark band of band_h pixels below it. */
+static cairo_surface_t *photo_surface(const tp_image *ph, int band_h) {
+  cairo_surface_t *surf =
+      cairo_image_surface_create(CAIRO_FORMAT_RGB24, ph->width, ph->height + band_h);
+  if (cairo_surface_status(surf) != CAIRO_STATUS_SUCCESS) {
+    cairo_surface_destroy(surf);
+    return NULL;
+  }
+  uint8_t *dst = cairo_image_surface_get_data(surf);
+  int stride = cairo_image_surface_get_stride(surf);
+  for (int y = 0; y < ph->height + band_h; y++) {
+    uint32_t *q = (uint32_t *)(void *)(dst + (size_t)y * (size_t)stride);
+    const uint8_t *p = y < ph->height ? tp_image_row(ph, y) : NULL;
+    for (int x = 0; x < ph->width; x++)
+      q[x] = p ? (uint32_t)p[3 * x] << 16 | (uint32_t)p[3 * x + 1] << 8 | p[3 * x + 2]
+               : 0x202020u;
+  }
+  cairo_surface_mark_dirty(surf);
+  return surf;
 }
 
 static tp_status surface_to_rgb(cairo_surface_t *s, tp_image *out, tp_error *err) {
@@ -257,32 +363,31 @@ tp_status an_annotate(const an_session *s, const an_report *r, const char *path,
   mapper m = {.map = r->has_map ? &r->map : NULL};
   if (!m.map)
     return tp_error_set(err, TP_ERR_INVALID, "annotate: no table mapping");
-  cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, ph->width, ph->height);
-  if (cairo_surface_status(surf) != CAIRO_STATUS_SUCCESS) {
-    cairo_surface_destroy(surf);
-    return tp_error_set(err, TP_ERR_NOMEM, "annotate: out of memory");
+  double fs = fmax(10, ph->width / 110.0);
+  an__labels placed;
+  an__labels_init(&placed, ph->width, ph->height);
+  add_obstacles(s, r, &m, &placed);
+  char *summary = an_report_summary(s, r);
+  summary_block block;
+  measure_summary(summary, fs, &block);
+  free(summary);
+  /* the summary goes where it covers nothing, or below the photo */
+  an__box at;
+  int band_h = 0;
+  if (!an__place_block(&placed, block.w, block.h, &at)) {
+    band_h = (int)ceil(block.h);
+    at = (an__box){0, ph->height, block.w, ph->height + block.h};
   }
-  uint8_t *dst = cairo_image_surface_get_data(surf);
-  int stride = cairo_image_surface_get_stride(surf);
-  for (int y = 0; y < ph->height; y++) {
-    const uint8_t *p = tp_image_row(ph, y);
-    uint32_t *q = (uint32_t *)(void *)(dst + (size_t)y * (size_t)stride);
-    for (int x = 0; x < ph->width; x++)
-      q[x] = (uint32_t)p[3 * x] << 16 | (uint32_t)p[3 * x + 1] << 8 | p[3 * x + 2];
-  }
-  cairo_surface_mark_dirty(surf);
+  cairo_surface_t *surf = photo_surface(ph, band_h);
+  if (!surf) return tp_error_set(err, TP_ERR_NOMEM, "annotate: out of memory");
   cairo_t *cr = cairo_create(surf);
   cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
-  double fs = fmax(10, ph->width / 110.0);
   outline_cards(cr, &m, &r->vis, fs);
   outline_carpets(cr, &m, &r->vis, fs);
-  an__labels placed = {.n = 0};
-  char *summary = an_report_summary(s, r);
-  draw_summary(cr, summary, &placed, fs);
+  draw_summary(cr, &block, at, &placed);
   label_cards(cr, &m, &r->vis, &placed, fs);
   label_carpets(cr, &m, &r->vis, r, &placed, fs);
   label_overlaps(cr, &m, &r->vis, &placed, fs);
-  free(summary);
   cairo_destroy(cr);
   tp_image out = {0};
   tp_status st = surface_to_rgb(surf, &out, err);
