@@ -22,6 +22,7 @@ typedef struct {
   int n_kinds;
   int n_events, n_flight_events, n_final;
   char last_say[2048];
+  char said[8192]; /* every line said, each ended by a newline (cut when full) */
   /* with keep_states: the transcript file after each write (a kill -9
    * can stop watch after any of them) */
   bool keep_states;
@@ -33,6 +34,8 @@ static void on_say(void *u, wch_tone tone, const char *text) {
   sink *s = u;
   (void)tone;
   snprintf(s->last_say, sizeof s->last_say, "%s", text);
+  size_t used = strlen(s->said);
+  snprintf(s->said + used, sizeof s->said - used, "%s\n", text);
 }
 
 static void on_event(void *u, const char *json) {
@@ -194,6 +197,13 @@ static void test_clean_games(void **state) {
       assert_int_equal(s.n_final, 1);
       char *table = wch_final_table(w, false);
       assert_non_null(strstr(table, "Winner"));
+      ft_final f = score_of(sim.transcript);
+      for (int p = 0; p < f.n_players; p++) /* "... with 13 points!" */
+        if (f.winner[p]) {
+          char points[64];
+          snprintf(points, sizeof points, " with %d point", f.scores[p].total);
+          assert_non_null(strstr(table, points));
+        }
       free(table);
       char *json = wch_state_json(w);
       assert_non_null(strstr(json, "\"stage\":\"over\""));
@@ -923,6 +933,32 @@ static void test_said_counts(void **state) {
   free(s.log);
 }
 
+/* The genie deal is said as people say it, and a carpet on no card in
+ * the words of analyze's summary. */
+static void test_said_genies_and_returned(void **state) {
+  (void)state;
+  sink s = {0};
+  static ft_players pl;
+  wch_config cfg;
+  setup_game("anna=red,ben=blue,cleo=green", &pl, &cfg);
+  wch_output out = {&s, on_say, on_event, on_record};
+  wch *w;
+  tp_error err;
+  assert_int_equal(wch_create(&cfg, &out, &w, &err), TP_OK);
+  assert_int_equal(wch_start(w, &err), TP_OK);
+  assert_int_equal(wch_answer(w, "genies anna=8,3 ben=7,4 cleo=6,5", &err), TP_OK);
+  assert_non_null(strstr(s.said, "\nGenies dealt: anna 8 and 3, ben 7 and 4, cleo 6 and 5.\n"));
+  wch_obs o = layout_obs(12);
+  observe(w, &o);
+  add_carpet(&o, "blue", 90, 90, 0);
+  add_carpet(&o, "green", 390, 90, 3);
+  add_carpet(&o, "red", 560, 420, -1); /* on the table, on no card */
+  observe(w, &o);
+  assert_string_equal(s.last_say, "The red carpet lies on no card and goes back.");
+  wch_destroy(w);
+  free(s.log);
+}
+
 /* When the recorded answers no longer fit, the game goes on with an
  * assumed answer: each player in the contest reveals the highest genie. */
 static void test_assumed_answer(void **state) {
@@ -1189,6 +1225,7 @@ int main(void) {
       cmocka_unit_test(test_assumed_answer),
       cmocka_unit_test(test_throw_order_under),
       cmocka_unit_test(test_said_counts),
+      cmocka_unit_test(test_said_genies_and_returned),
       cmocka_unit_test(test_confirm_corrects),
       cmocka_unit_test(test_confirm_contest),
       cmocka_unit_test(test_confirm_resumed),

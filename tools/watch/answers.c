@@ -43,6 +43,20 @@ static bool parse_int(const char *s, int lo, int hi, int *out) {
 /* The answer lines are the transcript's (spec section 6): rules/ft
  * parses them, with or without their first word. */
 
+/* "Genies dealt: anna 6 and 5, ben 8 and 3, cleo 7 and 4." */
+static void say_genies(wch *w, const ft_hand *hands) {
+  char text[512];
+  int len = snprintf(text, sizeof text, "Genies dealt:");
+  for (int p = 0; p < w->players.n_players && len < (int)sizeof text; p++) {
+    len += snprintf(text + len, sizeof text - (size_t)len, "%s %s", p ? "," : "",
+                    w->players.players[p].name);
+    for (int g = 0; g < hands[p].n && len < (int)sizeof text; g++)
+      len += snprintf(text + len, sizeof text - (size_t)len, "%s%d",
+                      g == 0 ? " " : g + 1 == hands[p].n ? " and " : ", ", hands[p].values[g]);
+  }
+  wch__say(w, WCH_SAY_INFO, "%s.", text);
+}
+
 tp_status wch__answer_genies(wch *w, char *answer, tp_error *err) {
   ft_hand hands[FT_MAX_PLAYERS];
   tp_status st = ft_answer_genies(&w->players, answer, hands, err);
@@ -53,7 +67,7 @@ tp_status wch__answer_genies(wch *w, char *answer, tp_error *err) {
   ft_transcript_write_genies(line, sizeof line, &w->players, hands);
   st = wch__append_marked(w, line, err);
   if (st != TP_OK) return st;
-  wch__say(w, WCH_SAY_INFO, "Genies dealt: %s", line + 7);
+  say_genies(w, hands);
   wch__enter_layout(w);
   return TP_OK;
 }

@@ -52,6 +52,14 @@ const char *wch__card_label(int type) { return card_names(type)->one; }
 
 const char *wch__card_plural(int type) { return card_names(type)->many; }
 
+/* "The palace (card 17)": a warning names a card as the players see it,
+ * by its type, and gives the id that undo and give take. */
+static const char *card_called(int type, int id, char buf[64]) {
+  snprintf(buf, 64, "%s (card %d)", wch__card_label(type), id);
+  if (buf[0] >= 'a' && buf[0] <= 'z') buf[0] = (char)(buf[0] - 'a' + 'A');
+  return buf;
+}
+
 /* ---- output helpers ---- */
 
 void wch__say(wch *w, wch_tone tone, const char *fmt, ...) {
@@ -369,11 +377,10 @@ static void warn_claimed_left(wch *w) {
     wch__ghost *g = &w->ghost[k];
     if (g->owner < 0 || g->left_warned) continue;
     g->left_warned = true;
+    char called[64];
     wch__warn(w, "claimed_card_left",
-              "Card %d (%s) went to %s but is still on the table: please "
-              "take it.",
-              g->id, wch__card_label(g->type),
-              w->players.players[g->owner].name);
+              "%s went to %s but is still on the table: please take it.",
+              card_called(g->type, g->id, called), w->players.players[g->owner].name);
   }
 }
 
@@ -382,12 +389,12 @@ static void check_table_cards(wch *w, const wch_obs *obs, const matching *m) {
   for (int k = 0; k < w->n_ref; k++) {
     wch__card *c = &w->ref[k];
     int i = m->obs_of_ref[k];
+    char called[64];
     if (i >= 0 && m->bumped[k]) {
       if (!c->bump_warned)
         wch__warn(w, "card_bumped",
-                  "Card %d (%s) was bumped by a carpet; it is still the same "
-                  "card.",
-                  c->id, wch__card_label(c->type));
+                  "%s was bumped by a carpet; it is still the same card.",
+                  card_called(c->type, c->id, called));
       c->bump_warned = true;
       c->x = obs->cards[i].x_mm;
       c->y = obs->cards[i].y_mm;
@@ -398,9 +405,8 @@ static void check_table_cards(wch *w, const wch_obs *obs, const matching *m) {
         !carpet_covers(w, obs, c->x, c->y, c->angle)) {
       c->missing_warned = true;
       wch__warn(w, "wrong_card_taken",
-                "Card %d (%s) was taken away, but nobody won it: please put "
-                "it back.",
-                c->id, wch__card_label(c->type));
+                "%s was taken away, but nobody won it: please put it back.",
+                card_called(c->type, c->id, called));
     }
   }
 }
@@ -1168,10 +1174,11 @@ static tp_status amend_from_taking(wch *w, const wch_obs *obs,
       continue;
     int l = carpet_near(w, c);
     if (l < 0) continue;
+    char called[64];
     wch__warn(w, "card_taken_under_carpet",
-              "Card %d (%s) was taken away: the %s carpet lay on it, as "
-              "the players saw. Flight %d is resolved again with it.",
-              c->id, wch__card_label(c->type), w->landings.colour[l],
+              "%s was taken away, so the %s carpet lay on it after all: "
+              "flight %d is counted again with it.",
+              card_called(c->type, c->id, called), w->landings.colour[l],
               w->report.flight);
     cards[n] = c->id;
     landing[n++] = l;

@@ -225,10 +225,16 @@ void wch__say_flight(wch *w) {
   if (len < (int)sizeof text) snprintf(text + len, sizeof text - (size_t)len, ".");
   wch__say(w, WCH_SAY_RESULT, "%s", text);
   if (r->n_returned) {
-    len = snprintf(text, sizeof text, "Back without a card:");
+    /* "The blue and red carpets lie on no card and go back." */
+    len = snprintf(text, sizeof text, "The");
     for (int k = 0; k < r->n_returned && len < (int)sizeof text; k++)
-      len += snprintf(text + len, sizeof text - (size_t)len, " %s%s",
-                      r->returned[k], k + 1 < r->n_returned ? "," : ".");
+      len += snprintf(text + len, sizeof text - (size_t)len, "%s%s",
+                      k == 0 ? " " : k + 1 == r->n_returned ? " and " : ", ",
+                      r->returned[k]);
+    if (len < (int)sizeof text)
+      snprintf(text + len, sizeof text - (size_t)len, "%s",
+               r->n_returned > 1 ? " carpets lie on no card and go back."
+                                 : " carpet lies on no card and goes back.");
     wch__say(w, WCH_SAY_INFO, "%s", text);
   }
   for (int k = 0; k < r->n_contests; k++) {
@@ -390,11 +396,15 @@ char *wch_final_table(const wch *w, bool colour) {
   } else {
     len += snprintf(s + len, cap - (size_t)len, "%s: ",
                     f.n_winners > 1 ? "Winners" : "Winner");
+    int points = 0;
     for (int p = 0, k = 0; p < f.n_players; p++)
-      if (f.winner[p])
+      if (f.winner[p]) {
         len += snprintf(s + len, cap - (size_t)len, "%s%s", k++ ? " and " : "",
                         pname(w, p));
-    snprintf(s + len, cap - (size_t)len, "!\n");
+        points = f.scores[p].total;
+      }
+    snprintf(s + len, cap - (size_t)len, " with %d point%s%s!\n", points,
+             points == 1 || points == -1 ? "" : "s", f.n_winners > 1 ? " each" : "");
   }
   return s;
 }
