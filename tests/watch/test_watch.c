@@ -85,6 +85,38 @@ static void setup_game(const char *spec, ft_players *pl, wch_config *cfg) {
   cfg->table_mm[3] = 450;
 }
 
+/* A controller of the game of `spec` that tells sink s what it says,
+ * records and events (s NULL: nobody); *pl gets the players (the
+ * controller keeps its own copy). */
+static wch *new_game(const char *spec, ft_players *pl, sink *s) {
+  wch_config cfg;
+  setup_game(spec, pl, &cfg);
+  wch_output out = {s, on_say, on_event, on_record};
+  wch *w;
+  tp_error err;
+  assert_int_equal(wch_create(&cfg, s ? &out : NULL, &w, &err), TP_OK);
+  return w;
+}
+
+/* ... started: it asks for the genie deal. */
+static wch *started_game(const char *spec, ft_players *pl, sink *s) {
+  wch *w = new_game(spec, pl, s);
+  tp_error err;
+  assert_int_equal(wch_start(w, &err), TP_OK);
+  return w;
+}
+
+/* anna (red), ben (blue) and cleo (green), their genies dealt: the game
+ * waits for anna's layout. */
+static wch *game_at_layout(sink *s) {
+  ft_players pl;
+  wch *w = started_game("anna=red,ben=blue,cleo=green", &pl, s);
+  tp_error err;
+  assert_int_equal(wch_answer(w, "genies anna=8,3 ben=7,4 cleo=6,5", &err), TP_OK);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_LAYOUT);
+  return w;
+}
+
 /* Answers the pending questions from the answers text (line by line). */
 static void answer_all(wch *w, char **cursor) {
   wch_question q;
@@ -164,15 +196,10 @@ static void same_moves(const char *a, const char *b) {
 static void play_sim(const char *spec, uint64_t seed, double mischief,
                      sink *s, wch_sim *sim, wch **wout) {
   ft_players pl;
-  wch_config cfg;
-  setup_game(spec, &pl, &cfg);
+  wch *w = started_game(spec, &pl, s);
   wch_sim_config sc = {seed, 3, 4, mischief, mischief, mischief, mischief};
   tp_error err;
   assert_int_equal(wch_simulate(&sc, NULL, &pl, 0, sim, &err), TP_OK);
-  wch_output out = {s, on_say, on_event, on_record};
-  wch *w;
-  assert_int_equal(wch_create(&cfg, &out, &w, &err), TP_OK);
-  assert_int_equal(wch_start(w, &err), TP_OK);
   char *cursor = sim->answers;
   drive(w, sim, 0, sim->n_frames, &cursor);
   *wout = w;
@@ -277,15 +304,8 @@ static wch_obs layout_except(const int *taken) {
 }
 
 static wch *three_player_game(sink *s) {
-  static ft_players pl;
-  wch_config cfg;
-  setup_game("anna=red,ben=blue,cleo=green", &pl, &cfg);
-  wch_output out = {s, on_say, on_event, on_record};
-  wch *w;
+  wch *w = game_at_layout(s);
   tp_error err;
-  assert_int_equal(wch_create(&cfg, &out, &w, &err), TP_OK);
-  assert_int_equal(wch_start(w, &err), TP_OK);
-  assert_int_equal(wch_answer(w, "genies anna=8,3 ben=7,4 cleo=6,5", &err), TP_OK);
   wch_obs o = layout_obs(12);
   assert_int_equal(wch_observe(w, &o, &err), TP_OK);
   assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
@@ -326,20 +346,6 @@ static void test_warnings(void **state) {
   assert_int_equal(count_kind(&s, "unknown_carpet"), 1);
   wch_destroy(w);
   free(s.log);
-}
-
-static wch *game_at_layout(sink *s) {
-  static ft_players pl;
-  wch_config cfg;
-  setup_game("anna=red,ben=blue,cleo=green", &pl, &cfg);
-  wch_output out = {s, on_say, on_event, on_record};
-  wch *w;
-  tp_error err;
-  assert_int_equal(wch_create(&cfg, &out, &w, &err), TP_OK);
-  assert_int_equal(wch_start(w, &err), TP_OK);
-  assert_int_equal(wch_answer(w, "genies anna=8,3 ben=7,4 cleo=6,5", &err), TP_OK);
-  assert_int_equal(wch_get_stage(w), WCH_WAIT_LAYOUT);
-  return w;
 }
 
 static void observe(wch *w, const wch_obs *o) {
@@ -731,10 +737,7 @@ static void test_confirm_resumed(void **state) {
 
   memset(&s, 0, sizeof s);
   static ft_players pl;
-  wch_config cfg;
-  setup_game("anna=red,ben=blue,cleo=green", &pl, &cfg);
-  wch_output out = {&s, on_say, on_event, on_record};
-  assert_int_equal(wch_create(&cfg, &out, &w, &err), TP_OK);
+  w = new_game("anna=red,ben=blue,cleo=green", &pl, &s);
   assert_int_equal(wch_resume(w, "t", cut, strlen(cut), NULL, &err), TP_OK);
   assert_true(wch_confirm_pending(w));
   wch_obs right = first;
@@ -780,10 +783,8 @@ static void test_fuzz_resume(void **state) {
     size_t len = at + (size_t)ft_rng_below(&rng, 200);
     if (len > full.len) len = full.len;
     ft_players pl;
-    wch_config cfg;
-    setup_game(spec, &pl, &cfg);
+    w = new_game(spec, &pl, NULL);
     tp_error err;
-    assert_int_equal(wch_create(&cfg, NULL, &w, &err), TP_OK);
     if (wch_resume(w, "m", buf, len, NULL, &err) == TP_OK) {
       resumed++;
       wch_confirm(w, &sim.frames[ft_rng_below(&rng, sim.n_frames)], NULL, &err);
@@ -823,12 +824,8 @@ static void resume_killed(const char *spec, const char *file,
                           const wch_sim *sim, int last, const char *want) {
   sink r = {0};
   ft_players pl;
-  wch_config cfg;
-  setup_game(spec, &pl, &cfg);
-  wch_output out = {&r, on_say, on_event, on_record};
-  wch *w;
+  wch *w = new_game(spec, &pl, &r);
   tp_error err;
-  assert_int_equal(wch_create(&cfg, &out, &w, &err), TP_OK);
   size_t good;
   assert_int_equal(wch_resume(w, "killed", file, strlen(file), &good, &err),
                    TP_OK);
@@ -848,17 +845,12 @@ static void test_killed_correcting(void **state) {
   const char *spec = "anna=red,ben=blue,cleo=green";
   for (int c = 0; c < 2; c++) { /* undo, give CARD - */
     ft_players pl;
-    wch_config cfg;
-    setup_game(spec, &pl, &cfg);
+    sink s = {0};
+    wch *w = started_game(spec, &pl, &s);
     wch_sim sim;
     wch_sim_config sc = {5, 3, 4, 0, 0, 0, 0};
     tp_error err;
     assert_int_equal(wch_simulate(&sc, NULL, &pl, 0, &sim, &err), TP_OK);
-    sink s = {0};
-    wch_output out = {&s, on_say, on_event, on_record};
-    wch *w;
-    assert_int_equal(wch_create(&cfg, &out, &w, &err), TP_OK);
-    assert_int_equal(wch_start(w, &err), TP_OK);
     char *cursor = sim.answers;
     int last = drive_to_first_flight(w, &sim, &s, &cursor);
     int card = -1;
@@ -907,15 +899,7 @@ static void test_killed_confirming(void **state) {
 static void test_said_counts(void **state) {
   (void)state;
   sink s = {0};
-  static ft_players pl;
-  wch_config cfg;
-  setup_game("anna=red,ben=blue,cleo=green", &pl, &cfg);
-  wch_output out = {&s, on_say, on_event, on_record};
-  wch *w;
-  tp_error err;
-  assert_int_equal(wch_create(&cfg, &out, &w, &err), TP_OK);
-  assert_int_equal(wch_start(w, &err), TP_OK);
-  assert_int_equal(wch_answer(w, "genies anna=8,3 ben=7,4 cleo=6,5", &err), TP_OK);
+  wch *w = game_at_layout(&s);
   wch_obs o = layout_obs(12);
   o.cards[1].type = FT_PALACE; /* cards 0 and 1: two palaces */
   observe(w, &o);
@@ -938,15 +922,7 @@ static void test_said_counts(void **state) {
 static void test_said_genies_and_returned(void **state) {
   (void)state;
   sink s = {0};
-  static ft_players pl;
-  wch_config cfg;
-  setup_game("anna=red,ben=blue,cleo=green", &pl, &cfg);
-  wch_output out = {&s, on_say, on_event, on_record};
-  wch *w;
-  tp_error err;
-  assert_int_equal(wch_create(&cfg, &out, &w, &err), TP_OK);
-  assert_int_equal(wch_start(w, &err), TP_OK);
-  assert_int_equal(wch_answer(w, "genies anna=8,3 ben=7,4 cleo=6,5", &err), TP_OK);
+  wch *w = game_at_layout(&s);
   assert_non_null(strstr(s.said, "\nGenies dealt: anna 8 and 3, ben 7 and 4, cleo 6 and 5.\n"));
   wch_obs o = layout_obs(12);
   observe(w, &o);
@@ -994,13 +970,8 @@ static void test_answer_errors(void **state) {
   (void)state;
   sink s = {0};
   ft_players pl;
-  wch_config cfg;
-  setup_game("anna=red,ben=blue,cleo=green", &pl, &cfg);
-  wch_output out = {&s, on_say, on_event, on_record};
-  wch *w;
+  wch *w = started_game("anna=red,ben=blue,cleo=green", &pl, &s);
   tp_error err;
-  assert_int_equal(wch_create(&cfg, &out, &w, &err), TP_OK);
-  assert_int_equal(wch_start(w, &err), TP_OK);
   const char *bad[] = {"reveal anna=8", "genies anna=8,3 ben=7,4",
                        "genies anna=8,3 ben=7,4 zoe=6,5",
                        "genies anna=8,3 ben=7,4 cleo=6,6",
@@ -1085,11 +1056,8 @@ static void test_resume(void **state) {
     size_t at = full.len * (size_t)cut / 8;
     sink s = {0};
     ft_players pl;
-    wch_config cfg;
-    setup_game(spec, &pl, &cfg);
-    wch_output out = {&s, on_say, on_event, on_record};
+    w = new_game(spec, &pl, &s);
     tp_error err;
-    assert_int_equal(wch_create(&cfg, &out, &w, &err), TP_OK);
     size_t good;
     assert_int_equal(wch_resume(w, "cut", full.log, at, &good, &err), TP_OK);
     assert_true(good <= at);
@@ -1108,10 +1076,8 @@ static void test_resume(void **state) {
   }
   /* a transcript of other players is refused */
   ft_players pl;
-  wch_config cfg;
-  setup_game("anna=red,ben=blue,zoe=green", &pl, &cfg);
+  w = new_game("anna=red,ben=blue,zoe=green", &pl, NULL);
   tp_error err;
-  assert_int_equal(wch_create(&cfg, NULL, &w, &err), TP_OK);
   assert_int_not_equal(wch_resume(w, "x", full.log, full.len, NULL, &err), TP_OK);
   wch_destroy(w);
   wch_sim_free(&sim);
