@@ -16,6 +16,10 @@ expect_out '"claims":'
 ls "$T" | grep -q '\.tmp' && fail "a temporary file was left behind"
 expect_exit 0 "$TEPPICH" analyze "$T/s.jpg" --players anna=red+yellow,ben=blue+green
 expect_out "(anna|ben) takes"
+grep -q "nobody's in --players" "$T/out" && fail "a carpet of the players said to be nobody's"
+# a carpet colour --players does not name plays as its colour, and says so
+expect_exit 0 "$TEPPICH" analyze "$T/s.jpg" --players anna=red+blue
+expect_out "^The (green|yellow) carpet is nobody's in --players: it plays as (green|yellow)\.$"
 expect_exit 2 "$TEPPICH" analyze "$T/s.jpg" --players "anna="
 expect_one_line_err
 

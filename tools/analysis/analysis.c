@@ -456,13 +456,23 @@ static void list_cards(sbuf *b, const vis_result *v, const int *ids, int n) {
   }
 }
 
+/* A carpet whose colour --players gives nobody plays as its colour: say
+ * so, or "red takes the palace" reads as a mistake beside anna and ben. */
+static void say_unowned_carpets(const an_session *s, const vis_result *v, sbuf *b) {
+  if (!s->has_players) return;
+  for (int i = 0; i < v->n_carpets; i++)
+    if (ft_players_by_colour(&s->players, v->carpets[i].colour) < 0)
+      sb_add(b, "The %s carpet is nobody's in --players: it plays as %s.\n",
+             v->carpets[i].colour, v->carpets[i].colour);
+}
+
 char *an_report_summary(const an_session *s, const an_report *r) {
-  (void)s;
   sbuf b = {0};
   const vis_result *v = &r->vis;
   const ft_resolution *rs = &r->rules;
   sb_add(&b, "%d card%s and %d carpet%s on the table.\n", v->n_cards,
          v->n_cards == 1 ? "" : "s", v->n_carpets, v->n_carpets == 1 ? "" : "s");
+  say_unowned_carpets(s, v, &b);
   for (int i = 0; i < rs->n_claims; i++) {
     sb_add(&b, "%s takes ", rs->claims[i].player);
     list_cards(&b, v, rs->claims[i].cards, rs->claims[i].n_cards);
