@@ -16,6 +16,7 @@ static int run_cameras(int argc, char **argv) {
     return cli_fail(TP_EXIT_USAGE, "cameras takes no arguments (got '%s')",
                     argv[1]);
   int found = cap_list_cameras(stdout);
+  fflush(stdout); /* the hints before the error, also in one log of both */
   if (found == 0)
     return cli_fail(TP_EXIT_JOB, "no camera found (see the hints above)");
   return TP_EXIT_OK;
