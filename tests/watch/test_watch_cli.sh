@@ -94,6 +94,17 @@ echo '{"cards": 5}' >"$T/bad.jsonl"
 expect_exit 2 "$TEPPICH" watch --observations "$T/bad.jsonl" --players $P --answers "$T/g/answers.txt" --fast
 expect_err "bad.jsonl: line 1"
 expect_exit 2 "$TEPPICH" watch --resume "$T/g/answers.txt" --observations "$T/g/obs.jsonl" --players $P
+# a camera that is not there, or a deck folder that is not, is said
+# before the game starts: no genie question, no transcript begun
+expect_exit 1 "$TEPPICH" watch --source v4l2:/dev/video63 --players $P --transcript "$T/nocam.t"
+expect_one_line_err
+expect_err "no camera at /dev/video63"
+grep -qi "genies" "$T/out" && fail "asked for the genies before opening the camera"
+[ -e "$T/nocam.t" ] && fail "a transcript was begun without a camera"
+expect_exit 2 "$TEPPICH" watch --source v4l2:/dev/video63 --deck "$T/no-such-deck" --players $P
+expect_one_line_err
+expect_err "no-such-deck"
+grep -qi "genies" "$T/out" && fail "asked for the genies before reading the deck"
 
 # 6. the simulated demo ends with the true final table (the rendered one,
 # the default, is test_watch_demo)

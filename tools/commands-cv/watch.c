@@ -1003,22 +1003,33 @@ static tp_status analyse_frame(app *a, an_session *s, layout_ref *lr,
   return st;
 }
 
-static int run_camera(app *a, int64_t skip_to) {
+/* The deck, the calibration and the camera, opened before the game
+ * starts: a missing camera or a bad deck is said at once, not after the
+ * players have dealt their genies. -1 when both are open. */
+static int open_eyes(app *a, an_session **s, cap_source **src) {
   options *o = a->o;
   tp_error err;
   an_options ao = {.image = o->source, .deck_dir = o->deck,
                    .calib_file = o->calib};
-  an_session *s = NULL;
-  tp_status st = an_session_create(&ao, &s, &err);
+  tp_status st = an_session_create(&ao, s, &err);
   if (st != TP_OK) return cli_fail(tp_status_exit_code(st), "%s", err.text);
   o->cap.color = true;
   o->cap.fast = o->fast;
-  cap_source *src = NULL;
-  st = cap_open(&src, o->source, &o->cap, &err);
+  st = cap_open(src, o->source, &o->cap, &err);
   if (st != TP_OK) {
-    an_session_destroy(s);
+    an_session_destroy(*s);
+    *s = NULL;
     return cli_fail(tp_status_exit_code(st), "%s", err.text);
   }
+  return -1;
+}
+
+/* Follows the game on the frames of src, analysed by session s (both
+ * from open_eyes; closed here). */
+static int run_camera(app *a, an_session *s, cap_source *src, int64_t skip_to) {
+  options *o = a->o;
+  tp_error err;
+  tp_status st = TP_OK;
   cap_spec spec;
   bool replay = cap_parse_source(o->source, &spec, &err) == TP_OK &&
                 spec.kind != CAP_KIND_LIBCAMERA && spec.kind != CAP_KIND_V4L2;
@@ -1622,6 +1633,9 @@ static int play(options *o, const ft_rules *rules, const ft_players *players,
   if (rc < 0 && wch_create(&cfg, &out, &a.w, &err) != TP_OK)
     rc = cli_fail(2, "%s", err.text);
   int64_t skip_to = -1;
+  an_session *session = NULL;
+  cap_source *src = NULL;
+  if (rc < 0 && !o->observations) rc = open_eyes(&a, &session, &src);
   if (rc < 0 && o->web) rc = start_web(&a);
   if (rc < 0) rc = start_or_resume(&a, &skip_to);
   publish_state(&a);
@@ -1631,7 +1645,11 @@ static int play(options *o, const ft_rules *rules, const ft_players *players,
                               "--answers or answer on the terminal)");
   if (rc < 0)
     rc = o->observations ? run_observations(&a, o->observations, skip_to)
-                         : run_camera(&a, skip_to);
+                         : run_camera(&a, session, src, skip_to);
+  else {
+    cap_close(src); /* NULL-safe, as an_session_destroy */
+    an_session_destroy(session);
+  }
   if (rc == 0 && wch_get_stage(a.w) != WCH_GAME_OVER) {
     on_say(&a, WCH_SAY_INFO, "The recording ended before the game did; "
            "continue with --resume.");
