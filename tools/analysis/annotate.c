@@ -13,6 +13,8 @@
 #include "calibration.h"
 #include "cvw.h"
 
+static const double PI = 3.14159265358979323846;
+
 static void colour_rgb(const char *name, double rgb[3]) {
   static const struct {
     const char *name;
@@ -67,6 +69,33 @@ static void label(cairo_t *cr, double x, double y, double size, const char *text
   cairo_fill(cr);
 }
 
+/* Text on a w x h tag of colour rgb centred at (x, y), in black or white,
+ * whichever stands out from it: a carpet's name in red halo letters on
+ * its own red face could hardly be read. */
+static void tag(cairo_t *cr, double x, double y, double w, double h, double size,
+                const char *text, const double rgb[3]) {
+  double r = h / 4;
+  cairo_new_sub_path(cr);
+  cairo_arc(cr, x + w / 2 - r, y - h / 2 + r, r, -PI / 2, 0);
+  cairo_arc(cr, x + w / 2 - r, y + h / 2 - r, r, 0, PI / 2);
+  cairo_arc(cr, x - w / 2 + r, y + h / 2 - r, r, PI / 2, PI);
+  cairo_arc(cr, x - w / 2 + r, y - h / 2 + r, r, PI, 3 * PI / 2);
+  cairo_close_path(cr);
+  cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+  cairo_fill_preserve(cr);
+  cairo_set_source_rgba(cr, 0, 0, 0, 0.85);
+  cairo_set_line_width(cr, size / 12);
+  cairo_stroke(cr);
+  double luma = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2];
+  double ink = luma > 0.5 ? 0 : 1;
+  cairo_set_font_size(cr, size);
+  cairo_text_extents_t e;
+  cairo_text_extents(cr, text, &e);
+  cairo_move_to(cr, x - e.width / 2 - e.x_bearing, y - e.height / 2 - e.y_bearing);
+  cairo_set_source_rgb(cr, ink, ink, ink);
+  cairo_show_text(cr, text);
+}
+
 /* The label's leader line: from the box's nearest edge to a dot on its
  * object, with the same dark halo as the text. */
 static void leader(cairo_t *cr, const an__placement *at, double w, double h, double size,
@@ -77,7 +106,7 @@ static void leader(cairo_t *cr, const an__placement *at, double w, double h, dou
     cairo_move_to(cr, from.x, from.y);
     cairo_line_to(cr, at->anchor.x, at->anchor.y);
     cairo_new_sub_path(cr);
-    cairo_arc(cr, at->anchor.x, at->anchor.y, size / 6, 0, 2 * 3.14159265358979323846);
+    cairo_arc(cr, at->anchor.x, at->anchor.y, size / 6, 0, 2 * PI);
     if (pass == 0)
       cairo_set_source_rgba(cr, 0, 0, 0, 0.85), cairo_set_line_width(cr, size / 4);
     else
@@ -88,9 +117,11 @@ static void leader(cairo_t *cr, const an__placement *at, double w, double h, dou
 
 /* A label at the first free spot among `spots` (table mm) on its object,
  * or beside the object's outline with a leader line when none is free. */
+typedef enum { HALO_TEXT, COLOUR_TAG } label_style;
+
 static void place_label(cairo_t *cr, const mapper *m, an__labels *placed,
                         const vis_pt *spots, int n_spots, const an__quad *outline, int self,
-                        double size, const char *text, const double rgb[3]) {
+                        double size, const char *text, const double rgb[3], label_style style) {
   cairo_set_font_size(cr, size);
   cairo_text_extents_t e;
   cairo_text_extents(cr, text, &e);
@@ -102,7 +133,10 @@ static void place_label(cairo_t *cr, const mapper *m, an__labels *placed,
   an__placement at;
   if (an__place_label(placed, &t, w, h, &at) < 0) return;
   if (at.moved) leader(cr, &at, w, h, size, rgb);
-  label(cr, at.at.x, at.at.y, size, text, rgb);
+  if (style == COLOUR_TAG)
+    tag(cr, at.at.x, at.at.y, w, h, size, text, rgb);
+  else
+    label(cr, at.at.x, at.at.y, size, text, rgb);
 }
 
 /* Spots on r outside the rectangles lying on it; all spots on r if none
@@ -189,7 +223,8 @@ static void label_cards(cairo_t *cr, const mapper *m, const vis_result *v,
     snprintf(text, sizeof text, "%d %s%s", i, c->type >= 0 ? vis_type_name(c->type) : "?",
              c->uncertain ? " ?" : "");
     an__quad outline = outline_px(m, &c->rect);
-    place_label(cr, m, placed, spots, n, &outline, i, fs, text, c->uncertain ? warn : white);
+    place_label(cr, m, placed, spots, n, &outline, i, fs, text, c->uncertain ? warn : white,
+                HALO_TEXT);
   }
 }
 
@@ -208,7 +243,7 @@ static void label_carpets(cairo_t *cr, const mapper *m, const vis_result *v,
     else
       snprintf(text, sizeof text, "%s%s", c->colour, c->uncertain ? " ?" : "");
     an__quad outline = outline_px(m, &c->rect);
-    place_label(cr, m, placed, spots, n, &outline, v->n_cards + i, fs, text, rgb);
+    place_label(cr, m, placed, spots, n, &outline, v->n_cards + i, fs, text, rgb, COLOUR_TAG);
   }
 }
 
@@ -240,16 +275,20 @@ static void label_overlaps(cairo_t *cr, const mapper *m, const vis_result *v,
     /* the middle, then a little to each side (mm) */
     vis_pt spots[5] = {mid, {mid.x, mid.y - 12}, {mid.x, mid.y + 12},
                        {mid.x - 18, mid.y}, {mid.x + 18, mid.y}};
+    /* ... or beside it with a leader line (a tag is opaque: on another
+     * tag it would hide it) */
+    vis_rect around_mid = {mid, 6, 6, 0};
+    an__quad outline = outline_px(m, &around_mid);
     double rgb[3];
     colour_rgb(c->colour, rgb);
-    place_label(cr, m, placed, spots, 5, NULL, -1, fs * 0.8,
+    place_label(cr, m, placed, spots, 5, &outline, -1, fs * 0.8,
                 o->carpet_on_top ? (o->uncertain ? "on?" : "ON")
-                                 : (o->uncertain ? "under?" : "UNDER"), rgb);
+                                 : (o->uncertain ? "under?" : "UNDER"), rgb, COLOUR_TAG);
   }
 }
 
 /* The summary's lines, measured, and where they go. */
-enum { SUMMARY_LINES = 24 };
+enum { SUMMARY_LINES = 48 }; /* the longest summary: 4 claims, 12 contests, 4 returned, ... */
 typedef struct {
   char line[SUMMARY_LINES][256];
   int n;
