@@ -28,6 +28,34 @@ expect_one_line_err() {
   [ "$n" = 1 ] || fail "stderr has $n lines, expected 1"
 }
 
+# wait_url FILE PID: the first http://127.0.0.1:PORT/ that the server
+# started in the background as PID prints into FILE (within 20 s), on
+# stdout; nothing when it stops or prints none.
+wait_url() {
+  local url=""
+  for _ in $(seq 200); do
+    url=$(grep -Eo 'http://127\.0\.0\.1:[0-9]+/' "$1" | head -n1)
+    [ -n "$url" ] && break
+    kill -0 "$2" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "$url"
+}
+# url_port URL: its port.
+url_port() { echo "$1" | grep -Eo '[0-9]+/$' | tr -d /; }
+
+# http METHOD PATH [BODY]: a small HTTP client in bash (/dev/tcp) to
+# 127.0.0.1:$port; the whole response (status line, headers, body) on
+# stdout.
+http() {
+  local body=${3-}
+  exec 3<>"/dev/tcp/127.0.0.1/$port" || return 1
+  printf '%s %s HTTP/1.1\r\nHost: t\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s' \
+    "$1" "$2" "${#body}" "$body" >&3
+  cat <&3
+  exec 3<&-
+}
+
 finish() {
   if [ "$e2e_failures" -ne 0 ]; then echo "$e2e_failures check(s) failed"; exit 1; fi
   echo "all checks passed"

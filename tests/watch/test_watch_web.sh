@@ -22,22 +22,9 @@ expect_one_line_err
   </dev/null >"$T/watch.out" 2>"$T/watch.err" &
 pid=$!
 trap 'kill $pid 2>/dev/null' EXIT
-port=""
-for _ in $(seq 200); do
-  port=$(grep -Eo 'http://127\.0\.0\.1:[0-9]+/' "$T/watch.out" | grep -Eo '[0-9]+/$' | tr -d /)
-  [ -n "$port" ] && break
-  sleep 0.05
-done
+port=$(url_port "$(wait_url "$T/watch.out" $pid)")
 [ -n "$port" ] || { fail "no URL printed: $(cat "$T/watch.out" "$T/watch.err")"; finish; }
 
-http() { # METHOD PATH [BODY] -> the whole response on stdout
-  local body=${3-}
-  exec 3<>"/dev/tcp/127.0.0.1/$port" || return 1
-  printf '%s %s HTTP/1.1\r\nHost: t\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s' \
-    "$1" "$2" "${#body}" "$body" >&3
-  cat <&3
-  exec 3<&-
-}
 state() { http GET /state.json | tail -n 1; }
 field() { grep -Eo "\"$1\":[0-9]+" | head -1 | cut -d: -f2; } # first number
 # waits until the state asks a question (the replay is --fast)

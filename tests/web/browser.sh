@@ -18,13 +18,7 @@ command -v node >/dev/null || { echo "FAIL: no node: apt-get install nodejs npm"
 "$TEPPICH" web --demo --listen 127.0.0.1:0 >"$TEPPICH_TMP/server.out" 2>"$TEPPICH_TMP/server.err" &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null' EXIT
-url=""
-for _ in $(seq 200); do
-  url=$(grep -Eo 'http://127\.0\.0\.1:[0-9]+/' "$TEPPICH_TMP/server.out" | head -n1)
-  [ -n "$url" ] && break
-  kill -0 $server 2>/dev/null || break
-  sleep 0.1
-done
+url=$(wait_url "$TEPPICH_TMP/server.out" $server)
 [ -n "$url" ] || { fail "teppich web --demo did not start: $(cat "$TEPPICH_TMP/server.err")"; finish; }
 echo "page at $url"
 

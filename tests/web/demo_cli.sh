@@ -18,29 +18,15 @@ expect_one_line_err
 "$TEPPICH" web --demo --listen 127.0.0.1:0 >"$TEPPICH_TMP/server.out" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null' EXIT
-url=""
-for _ in $(seq 200); do
-  url=$(grep -Eo 'http://127\.0\.0\.1:[0-9]+/' "$TEPPICH_TMP/server.out" | head -n1)
-  [ -n "$url" ] && break
-  sleep 0.1
-done
+url=$(wait_url "$TEPPICH_TMP/server.out" $server)
 [ -n "$url" ] || { fail "no URL printed"; finish; }
-port=$(echo "$url" | grep -Eo '[0-9]+/$' | tr -d /)
+port=$(url_port "$url")
 
 # the same port twice: exit 1, one line
 expect_exit 1 "$TEPPICH" web --demo --listen "127.0.0.1:$port"
 expect_err "cannot listen on 127.0.0.1:$port"
 expect_one_line_err
 
-# a small HTTP client in bash: /dev/tcp
-http() { # METHOD PATH [BODY] -> status line and body on stdout
-  local body=${3-}
-  exec 3<>"/dev/tcp/127.0.0.1/$port"
-  printf '%s %s HTTP/1.1\r\nHost: t\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s' \
-    "$1" "$2" "${#body}" "$body" >&3
-  cat <&3
-  exec 3<&-
-}
 http GET /state.json >"$TEPPICH_TMP/state"
 grep -q '^HTTP/1.1 200' "$TEPPICH_TMP/state" || fail "GET /state.json not 200"
 grep -q '"kind":"reveal"' "$TEPPICH_TMP/state" || fail "the demo state asks no reveal"
