@@ -16,10 +16,12 @@ static void print_usage(FILE *out) {
           "       teppich --version\n\n"
           "A camera assistant for the card game Fliegende Teppiche "
           "(and Marrakech).\n\ncommands:\n");
+  int width = 4; /* "help"; the summaries line up after the longest name */
   for (size_t i = 0; cli_commands[i]; i++)
-    fprintf(out, "  %-12s %s\n", cli_commands[i]->name,
-            cli_commands[i]->summary);
-  fprintf(out, "  %-12s %s\n", "help", "show this list, or `help COMMAND`");
+    if ((int)strlen(cli_commands[i]->name) > width) width = (int)strlen(cli_commands[i]->name);
+  for (size_t i = 0; cli_commands[i]; i++)
+    fprintf(out, "  %-*s  %s\n", width, cli_commands[i]->name, cli_commands[i]->summary);
+  fprintf(out, "  %-*s  %s\n", width, "help", "show this list, or `help COMMAND`");
 }
 
 static const cli_command *find_command(const char *name) {
