@@ -437,11 +437,18 @@ static void sb_add(sbuf *b, const char *fmt, ...) {
 }
 
 /* "the camel bazaar (card 4)" */
+/* "the camel bazaar (card 4)", "adventure A (card 1)", "the magic lamp
+ * (card 2)": as the cards are called at the table, and as teppich watch
+ * and the web page say them. */
 static void card_name(const vis_result *v, int id, char *out, size_t cap) {
   const char *t = id >= 0 && id < v->n_cards ? vis_type_name(v->cards[id].type) : NULL;
+  if (t && !strncmp(t, "adventure-", 10) && t[10] >= 'a' && t[10] <= 'z') {
+    snprintf(out, cap, "adventure %c (card %d)", t[10] - 'a' + 'A', id);
+    return;
+  }
   char nice[40] = "unknown card";
   if (t) {
-    snprintf(nice, sizeof nice, "%s", t);
+    snprintf(nice, sizeof nice, "%s", strcmp(t, "lamp") ? t : "magic lamp");
     for (char *p = nice; *p; p++)
       if (*p == '-') *p = ' ';
   }
