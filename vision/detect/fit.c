@@ -235,9 +235,10 @@ static void *lsd_segments(void *arg) {
   return NULL;
 }
 
-/* The hypotheses of every perpendicular pair of LSD segments raw[0..n-1]. */
+/* The hypotheses of every perpendicular pair of LSD segments raw[0..n-1]
+ * of which the second is raw[from] or later (from 0: every pair). */
 static void edge_hypotheses(const vis__table *t, const double (*sizes)[2], int n_sizes,
-                            const float *raw, int n, rect_list *out) {
+                            const float *raw, int n, int from, rect_list *out) {
   seg *s = malloc(sizeof *s * (size_t)(n + 1));
   if (!s) return;
   for (int i = 0; i < n; i++) {
@@ -247,7 +248,7 @@ static void edge_hypotheses(const vis__table *t, const double (*sizes)[2], int n
   }
   const double gap = 3 * t->px_per_mm; /* corners are rounded: ends stop short */
   for (int i = 0; i < n; i++)
-    for (int j = i + 1; j < n; j++) {
+    for (int j = i + 1 > from ? i + 1 : from; j < n; j++) {
       if (end_gap(&s[i], &s[j]) > 2 * gap) continue;
       if (fabs(cos(s[i].angle - s[j].angle)) > 0.12) continue;
       for (int k = 0; k < n_sizes; k++)
@@ -287,6 +288,60 @@ static void objects_box(const vis__table *t, const double *pts, const int *count
   roi[3] = (int)fmin(t->rgb.height, ceil(y1 + grow));
 }
 
+/* The band's width: half the longest side. A card cut by the box lies
+ * mostly inside it when it lies near the layout at all. */
+#define BAND_SHARE 0.5
+static int band_px(const double (*sizes)[2], int n_sizes) {
+  double longest = 0;
+  for (int k = 0; k < n_sizes; k++) longest = fmax(longest, sizes[k][1]);
+  return (int)ceil(BAND_SHARE * longest);
+}
+
+/* LSD's segments in the band of width `band` px around box (the table
+ * outside it, as four rectangles), appended to *raw (*n of them). A tan
+ * card on wood or cloth is hardly in the object mask: where it lies at the
+ * edge of the layout, the box around the mask's objects cuts through it
+ * (tuning normal 3040: a column of three bazaars, none found). The box's
+ * own segments are kept as they are (LSD's validation depends on the
+ * image's size: a larger box would change its segments elsewhere). */
+static void band_segments(const vis__table *t, double min_w, const int box[4], int band,
+                          float **raw, int *n) {
+  int x0 = box[0] - band < 0 ? 0 : box[0] - band;
+  int y0 = box[1] - band < 0 ? 0 : box[1] - band;
+  int x1 = box[2] + band > t->rgb.width ? t->rgb.width : box[2] + band;
+  int y1 = box[3] + band > t->rgb.height ? t->rgb.height : box[3] + band;
+  const int parts[4][4] = {{x0, y0, x1, box[1]},
+                           {x0, box[3], x1, y1},
+                           {x0, box[1], box[0], box[3]},
+                           {box[2], box[1], x1, box[3]}};
+  for (int k = 0; k < 4; k++) {
+    lsd_job part = {t, min_w, {parts[k][0], parts[k][1], parts[k][2], parts[k][3]}, NULL, 0};
+    lsd_segments(&part);
+    float *grown = part.n ? realloc(*raw, sizeof **raw * 4 * (size_t)(*n + part.n)) : NULL;
+    if (grown) {
+      memcpy(grown + 4 * *n, part.raw, sizeof *grown * 4 * (size_t)part.n);
+      *raw = grown;
+      *n += part.n;
+    }
+    free(part.raw);
+  }
+}
+
+/* The box's segments, then the band's after them (job->n_box: where the
+ * band's begin). */
+typedef struct {
+  lsd_job box;
+  int band, n_box;
+} lsd_all_job;
+
+static void *lsd_all(void *arg) {
+  lsd_all_job *j = arg;
+  lsd_segments(&j->box);
+  j->n_box = j->box.n;
+  band_segments(j->box.t, j->box.min_w, j->box.roi, j->band, &j->box.raw, &j->box.n);
+  return NULL;
+}
+
 tp_status vis__hypotheses(const vis__table *t, const double (*sizes)[2],
                           int n_sizes, vis_rect **out, int *n_out,
                           tp_error *err) {
@@ -302,10 +357,10 @@ tp_status vis__hypotheses(const vis__table *t, const double (*sizes)[2],
   /* LSD (a third of the detection) on a second worker while this one
    * makes the outlines' corners; the hypotheses are listed in the same
    * order either way (outline corners first), so the result is the same */
-  lsd_job lsd = {t, min_w, {0, 0, 0, 0}, NULL, 0};
-  objects_box(t, pts, counts, n_poly, sizes, n_sizes, lsd.roi);
+  lsd_all_job lsd = {{t, min_w, {0, 0, 0, 0}, NULL, 0}, band_px(sizes, n_sizes), 0};
+  objects_box(t, pts, counts, n_poly, sizes, n_sizes, lsd.box.roi);
   pthread_t tid;
-  bool beside = t->threads > 1 && pthread_create(&tid, NULL, lsd_segments, &lsd) == 0;
+  bool beside = t->threads > 1 && pthread_create(&tid, NULL, lsd_all, &lsd) == 0;
   rect_list hyps = {0};
   for (int p = 0; p < n_poly; p++) {
     int ns;
@@ -321,9 +376,10 @@ tp_status vis__hypotheses(const vis__table *t, const double (*sizes)[2],
   if (beside)
     pthread_join(tid, NULL);
   else
-    lsd_segments(&lsd);
-  edge_hypotheses(t, sizes, n_sizes, lsd.raw, lsd.n, &hyps);
-  free(lsd.raw);
+    lsd_all(&lsd);
+  edge_hypotheses(t, sizes, n_sizes, lsd.box.raw, lsd.n_box, 0, &hyps);
+  edge_hypotheses(t, sizes, n_sizes, lsd.box.raw, lsd.box.n, lsd.n_box, &hyps);
+  free(lsd.box.raw);
   *out = hyps.v;
   *n_out = hyps.n;
   return TP_OK;
