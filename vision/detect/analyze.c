@@ -239,10 +239,9 @@ typedef struct {
   int hidden;  /* samples where a third object's face shows */
 } evidence;
 
-/* Residual of face `o` at table pixel (x, y); a big number outside it. */
-static double residual_at(const vis_analyzer *an, const vis__table *t, const vis__object *o,
-                          double x, double y) {
-  double r = vis__object_residual(t, &an->tpl[o->face], o, x, y);
+/* Residual of a placed face at table pixel (x, y); a big number outside it. */
+static double residual_at(const vis__table *t, const vis__face_place *p, double x, double y) {
+  double r = vis__place_residual(t, p, x, y);
   return r < 0 ? 1e9 : r;
 }
 
@@ -265,16 +264,21 @@ static evidence overlap_evidence(const vis_analyzer *an, const vis__table *t,
   const double step = fmax(1, t->px_per_mm); /* about 1 mm */
   vis__frame fa = vis__frame_of(&ai), fb = vis__frame_of(&bi), fr[64];
   int n_fr = n_obj < 64 ? n_obj : 64;
-  for (int k = 0; k < n_fr; k++) fr[k] = vis__frame_of(&obj[k].r_px);
+  vis__face_place pa = vis__face_place_of(t, &an->tpl[obj[a].face], &obj[a]),
+                  pb = vis__face_place_of(t, &an->tpl[obj[b].face], &obj[b]), pr[64];
+  for (int k = 0; k < n_fr; k++) {
+    fr[k] = vis__frame_of(&obj[k].r_px);
+    pr[k] = vis__face_place_of(t, &an->tpl[obj[k].face], &obj[k]);
+  }
   for (double y = floor(y0); y <= y1; y += step)
     for (double x = floor(x0); x <= x1; x += step) {
       if (!vis__frame_contains(&fa, x, y, 0) || !vis__frame_contains(&fb, x, y, 0)) continue;
-      double ra = residual_at(an, t, &obj[a], x, y), rb = residual_at(an, t, &obj[b], x, y);
+      double ra = residual_at(t, &pa, x, y), rb = residual_at(t, &pb, x, y);
       if (ra >= 1e9 || rb >= 1e9) continue;
       double rest = 1e9; /* the best of every other object lying here */
       for (int k = 0; k < n_fr; k++)
         if (k != a && k != b && vis__frame_contains(&fr[k], x, y, 0))
-          rest = fmin(rest, residual_at(an, t, &obj[k], x, y));
+          rest = fmin(rest, residual_at(t, &pr[k], x, y));
       e.n++;
       double best = fmin(ra, fmin(rb, rest));
       if (best > tau) continue; /* nobody's face: glare, shadow, blur */

@@ -77,11 +77,12 @@ void vis__face_fit_measure(const vis__table *t, const vis__template *tp, const v
   for (int k = 1; k < 4; k++)
     x0 = fmin(x0, c[k].x), x1 = fmax(x1, c[k].x), y0 = fmin(y0, c[k].y), y1 = fmax(y1, c[k].y);
   int good_all = 0, ring_good = 0;
+  vis__face_place place = vis__face_place_of(t, tp, o);
   for (double y = floor(y0); y <= y1; y += s)
     for (double x = floor(x0); x <= x1; x += s) {
       if (!vis__frame_contains(&fin, x, y, 0)) continue;
       if (hidden_at(t, of, n_of, claim, self, x, y)) continue;
-      double r = vis__object_residual(t, tp, o, x, y);
+      double r = vis__place_residual(t, &place, x, y);
       if (r < 0) continue;
       double dx = x - f.cx, dy = y - f.cy;
       double u = dx * f.c + dy * f.s, v = -dx * f.s + dy * f.c;

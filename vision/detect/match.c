@@ -962,6 +962,7 @@ static double sample_residual(const match_ctx *m, const hyp *h, int k) {
  * hides and that lie inside a), how many each one's face explains. */
 static void overlap_votes(const match_ctx *m, const hyp *a, const hyp *b, int *na, int *nb) {
   vis__frame fa = vis__frame_of(&a->r);
+  vis__face_place pa = vis__face_place_of(m->t, &m->tpl[a->best.face], &a->best);
   const double margin = -1.5 * m->t->px_per_mm; /* off a's outline: pose error */
   int W = m->t->lab.width;
   *na = *nb = 0;
@@ -970,7 +971,7 @@ static void overlap_votes(const match_ctx *m, const hyp *a, const hyp *b, int *n
     if (!is_free(m, pix)) continue;
     double x = pix % W, y = pix / W;
     if (!vis__frame_contains(&fa, x, y, margin)) continue;
-    double ra = vis__object_residual(m->t, &m->tpl[a->best.face], &a->best, x, y);
+    double ra = vis__place_residual(m->t, &pa, x, y);
     double rb = sample_residual(m, b, k);
     if (ra < 0) continue;
     *na += ra < m->mp->tau && ra + 4 < rb;
@@ -1671,14 +1672,21 @@ done:
   return st;
 }
 
-double vis__object_residual(const vis__table *t, const vis__template *tp,
-                            const vis__object *o, double x, double y) {
+vis__face_place vis__face_place_of(const vis__table *t, const vis__template *tp,
+                                   const vis__object *o) {
+  vis__face_place p = {tp, o, 0, 0, 0, 0};
+  vis__face_axes(&o->r_px, t->px_per_mm, o->flipped, &p.ax, &p.ay, &p.lx, &p.ly);
+  return p;
+}
+
+double vis__place_residual(const vis__table *t, const vis__face_place *p, double x, double y) {
   /* table pixel -> face mm, inverse of sample_hyp's mapping */
-  double ax, ay, lx, ly, s = t->px_per_mm;
-  vis__face_axes(&o->r_px, s, o->flipped, &ax, &ay, &lx, &ly);
+  const vis__template *tp = p->tp;
+  const vis__object *o = p->o;
+  double s = t->px_per_mm;
   double dx = x - o->r_px.center.x, dy = y - o->r_px.center.y;
-  double fx = (dx * ax + dy * ay) / (s * s) + tp->w_mm / 2;
-  double fy = (dx * lx + dy * ly) / (s * s) + tp->h_mm / 2;
+  double fx = (dx * p->ax + dy * p->ay) / (s * s) + tp->w_mm / 2;
+  double fy = (dx * p->lx + dy * p->ly) / (s * s) + tp->h_mm / 2;
   int i = (int)floor(fx * tp->w / tp->w_mm), j = (int)floor(fy * tp->h / tp->h_mm);
   if (i < 0 || j < 0 || i >= tp->w || j >= tp->h) return -1;
   float lab[3];
@@ -1688,4 +1696,10 @@ double vis__object_residual(const vis__table *t, const vis__template *tp,
   for (int c = 0; c < 3; c++)
     r += channel_weight[c] * fabs(lab[c] - (o->gain[c] * f[c] + o->offset[c]));
   return r;
+}
+
+double vis__object_residual(const vis__table *t, const vis__template *tp,
+                            const vis__object *o, double x, double y) {
+  vis__face_place p = vis__face_place_of(t, tp, o);
+  return vis__place_residual(t, &p, x, y);
 }

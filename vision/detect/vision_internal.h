@@ -206,6 +206,17 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
 /* Residual of the object's face at table pixel (x, y); < 0 when outside. */
 double vis__object_residual(const vis__table *t, const vis__template *tpl,
                             const vis__object *o, double x, double y);
+/* The same for many pixels of one object: its face axes (a cosine and a
+ * sine) made once (vis__face_place_of), the residuals bit for bit
+ * vis__object_residual's. */
+typedef struct {
+  const vis__template *tp;
+  const vis__object *o;
+  double ax, ay, lx, ly;
+} vis__face_place;
+vis__face_place vis__face_place_of(const vis__table *t, const vis__template *tpl,
+                                   const vis__object *o);
+double vis__place_residual(const vis__table *t, const vis__face_place *p, double x, double y);
 
 
 /* ---- analyze.c's stages, shared with reference.c ---- */
