@@ -749,16 +749,21 @@ static bool outline_shows(const match_ctx *m, const hyp *h) {
   return weakest >= MIN_SIDE_EDGE || vis__object_fraction(m->t, &h->r) >= 0.15;
 }
 
-/* Destination cards lie side by side, never on each other. */
-static bool overlaps_card(const match_ctx *m, const hyp *h,
-                          const vis__object *acc, int n) {
-  if (m->tpl[h->best.face].kind != VIS__FACE_TYPE) return false;
-  double area = h->r.w * h->r.h;
+/* Destination cards lie side by side, never on each other: a card at r
+ * would overlap an accepted card. */
+static bool card_overlaps_card(const match_ctx *m, const vis_rect *r, const vis__object *acc,
+                               int n) {
+  double area = r->w * r->h;
   for (int i = 0; i < n; i++)
-    if (m->tpl[acc[i].face].kind == VIS__FACE_TYPE &&
-        near_enough(&h->r, &acc[i].r_px) && vis_rect_overlap_area(&h->r, &acc[i].r_px) > 0.08 * area)
+    if (m->tpl[acc[i].face].kind == VIS__FACE_TYPE && near_enough(r, &acc[i].r_px) &&
+        vis_rect_overlap_area(r, &acc[i].r_px) > 0.08 * area)
       return true;
   return false;
+}
+
+static bool overlaps_card(const match_ctx *m, const hyp *h,
+                          const vis__object *acc, int n) {
+  return m->tpl[h->best.face].kind == VIS__FACE_TYPE && card_overlaps_card(m, &h->r, acc, n);
 }
 
 static void claim_rect(const vis__table *t, const vis_rect *r, int16_t id,
@@ -1292,6 +1297,14 @@ static int choose(match_ctx *m, hyp *H, int n_hyps, const vis__object *acc, int 
      * costs more: it is made in order of explained samples) */
     int n_ok = 0;
     for (int i = 0; i < n_hyps; i++) {
+      /* a card over an accepted card can never be accepted, nor stand for
+       * another in topmost or rescue: not worth scoring (eager, it is
+       * dropped here once scored and well explained) */
+      if (H[i].stale && H[i].alive && surely_card(m, &H[i]) &&
+          card_overlaps_card(m, &H[i].r, acc, n)) {
+        H[i].alive = false;
+        H[i].dead = 'c';
+      }
       if (H[i].stale || H[i].no_card || !well_explained(m, &H[i])) continue;
       if (overlaps_card(m, &H[i], acc, n)) {
         H[i].alive = false;
