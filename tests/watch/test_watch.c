@@ -1175,6 +1175,30 @@ static void test_motion(void **state) {
   wch_motion_destroy(m);
 }
 
+/* When a flight frame analysed against the last decided frame is
+ * analysed again against the layout alone: nothing new was found (a
+ * carpet hidden on a decided one), or a decided carpet vanished (one
+ * thrown almost onto it: tuning game 2:621, where the controller then
+ * resolved the flight without the rest). */
+static void test_increment_doubtful(void **state) {
+  (void)state;
+  const char *blue[] = {"blue"}, *red[] = {"red"},
+             *blue_red[] = {"blue", "red"}, *red_blue[] = {"red", "blue"},
+             *blue_green_red[] = {"blue", "green", "red"};
+  /* a new carpet beside the decided ones: trusted */
+  assert_false(wch_increment_doubtful(blue, 1, blue_red, 2));
+  assert_false(wch_increment_doubtful(blue_red, 2, blue_green_red, 3));
+  assert_false(wch_increment_doubtful(NULL, 0, red, 1));
+  /* nothing new */
+  assert_true(wch_increment_doubtful(blue_red, 2, red_blue, 2));
+  assert_true(wch_increment_doubtful(blue, 1, NULL, 0));
+  assert_true(wch_increment_doubtful(NULL, 0, NULL, 0));
+  /* the new red found, the decided blue lost */
+  assert_true(wch_increment_doubtful(blue, 1, red, 1));
+  assert_true(wch_increment_doubtful(blue_red, 2, (const char *[]){"red",
+                                                   "green"}, 2));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_clean_games),   cmocka_unit_test(test_mischief_warned),
@@ -1198,6 +1222,7 @@ int main(void) {
       cmocka_unit_test(test_fuzz_resume),
       cmocka_unit_test(test_killed_correcting),
       cmocka_unit_test(test_killed_confirming),
+      cmocka_unit_test(test_increment_doubtful),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

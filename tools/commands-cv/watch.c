@@ -145,7 +145,7 @@ typedef struct {
    * decided frames taken (vis_reference_set_decided) */
   long n_cpu[3], n_set_decided;
   long analysed_again; /* against the layout after one against the decided
-                          frame (the camera moved, or nothing new) */
+                          frame (the camera moved, or doubtful) */
   double cpu_ms[3], set_decided_cpu_ms;
   /* ... and per stage: frames of a flight being thrown (the landings and
    * the announcement), second looks, the rest (layout, taking-away) */
@@ -949,20 +949,16 @@ static void follow_decided(layout_ref *lr, app *a, an_session *s,
   take_decided(lr, a, s, rep);
 }
 
-/* The analysis found no carpet that the decided frame did not show,
- * though the frame is still after a motion (a throw, or a hand that came
- * and went). A carpet thrown almost exactly onto a decided one can hide
- * from the analysis against the decided frame, which keeps that one
- * (tuning game 4:603 round 3 flight 3: green 5 mm from red, never seen, so
- * the flight was resolved without it when the carpets were taken). */
-static bool nothing_new(const layout_ref *lr, const vis_result *r) {
-  for (int i = 0; i < r->n_carpets; i++) {
-    bool known = false;
-    for (int k = 0; k < lr->n_decided_colours && !known; k++)
-      known = !strcmp(lr->decided_colour[k], r->carpets[i].colour);
-    if (!known) return false;
-  }
-  return true;
+/* The analysis against the decided frame needs checking against the
+ * layout alone (wch_increment_doubtful). */
+static bool doubtful_increment(const layout_ref *lr, const vis_result *r) {
+  const char *decided[VIS_MAX_CARPETS], *now[VIS_MAX_CARPETS];
+  int n_now = 0;
+  for (int k = 0; k < lr->n_decided_colours; k++)
+    decided[k] = lr->decided_colour[k];
+  for (int i = 0; i < r->n_carpets && n_now < VIS_MAX_CARPETS; i++)
+    now[n_now++] = r->carpets[i].colour;
+  return wch_increment_doubtful(decided, lr->n_decided_colours, now, n_now);
 }
 
 /* For the statistics: 0 a frame of a flight being thrown (a landing, the
@@ -973,10 +969,11 @@ static int analysis_stage(const app *a) {
 }
 
 /* One analysis, against the reference (ref not NULL) and timed. When the
- * camera moved since the decided frame, or nothing new was found against
- * it, that frame is forgotten and the frame analysed again against the
- * layout alone (what the analysis was before the incremental reference,
- * so a miss of the incremental one costs time, not the flight). */
+ * camera moved since the decided frame, or the analysis against it is
+ * doubtful (doubtful_increment), that frame is forgotten and the frame
+ * analysed again against the layout alone (what the analysis was before
+ * the incremental reference, so a miss of the incremental one costs time,
+ * not the flight). */
 static tp_status analyse_frame(app *a, an_session *s, layout_ref *lr,
                                const vis_reference *ref, const tp_image *rgb,
                                an_report *rep, tp_error *err) {
@@ -985,7 +982,7 @@ static tp_status analyse_frame(app *a, an_session *s, layout_ref *lr,
   int stage = analysis_stage(a);
   tp_status st = an_run_image_ref(s, ref, rgb, NULL, rep, err);
   if (st == TP_OK && ref && lr->has_decided &&
-      (camera_moved(lr, rep) || nothing_new(lr, &rep->vis))) {
+      (camera_moved(lr, rep) || doubtful_increment(lr, &rep->vis))) {
     layout_ref_forget_decided(lr);
     an_report_free(rep);
     a->analysed_again++;

@@ -284,6 +284,26 @@ typedef struct {
 tp_status wch_motion_feed(wch_motion *m, const tp_image *gray,
                           wch_motion_result *out, tp_error *err);
 
+/* ------------------------------------------- the incremental reference */
+
+/* Whether a flight frame analysed against the last decided frame (only
+ * where it changed since; the decided carpets kept) must be analysed
+ * again against the layout alone, given the carpet colours the decided
+ * frame showed and those the analysis found:
+ * - no colour the decided frame did not show, though the frame is still
+ *   after a motion (a throw, or a hand that came and went): a carpet
+ *   thrown almost exactly onto a decided one can hide from it, which
+ *   keeps that one (tuning game 4:603 round 3 flight 3: green 5 mm from
+ *   red, never seen, and the flight resolved without it);
+ * - or a colour of the decided frame is missing: while a flight is thrown
+ *   carpets only come, and one thrown almost onto a decided one can make
+ *   that one vanish instead (tuning game 2:621 round 1 flight 2: red 10 mm
+ *   from blue, blue lost; the controller took blue as taken away and
+ *   resolved the flight with blue alone).
+ * A needless second analysis costs time; a wrong increment, the flight. */
+bool wch_increment_doubtful(const char *const *decided, int n_decided,
+                            const char *const *now, int n_now);
+
 /* ------------------------------------------------------ simulation */
 
 /* A scripted game: what a camera over the table would see, frame by
