@@ -8,7 +8,9 @@
  * against it with that frame's own markers, and every card (gone, visible
  * fraction, uncertain) and carpet (colour, centre, the cards it lies on)
  * is printed. The layout photo is the bare table too
- * (vis_reference_set_table), unless REF_NO_BARE is set. */
+ * (vis_reference_set_table), unless REF_NO_BARE is set. With REF_DECIDED
+ * set, each frame's result is the next one's baseline
+ * (vis_reference_set_decided, as watch --incremental does). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +80,9 @@ int main(int argc, char **argv) {
     st = cvw_image_read(argv[f], 3, &img, &err);
     if (!st) st = an_run_image_ref(s, ref, &img, NULL, &rep, &err);
     if (!st) print_result(argv[f], &rep.vis);
+    if (!st && getenv("REF_DECIDED")) /* each frame the next one's baseline */
+      st = vis_reference_set_decided(ref, an_session_analyzer(s), &rep.photo,
+                                     &rep.map, &rep.vis, &err);
     an_report_free(&rep);
     tp_image_free(&img);
   }
