@@ -400,6 +400,19 @@ static void test_incremental_flight(void **state) {
   vis_reference_destroy(inc);
 }
 
+/* The first flight of the decided-frame tests: the layout with a red
+ * carpet on card 0, rendered into img and analysed against ref into r. */
+static void red_on_first_card(fixture *f, vis_reference *ref, rnd_scene *s,
+                              tp_image *img, vis_result *r) {
+  *s = f->layout;
+  add_carpet(s, "red", card_x(s, 0) + 20, card_y(s, 0) + 35, 60, 1000);
+  render(f, s, img);
+  vis_table_map map = map_of(s);
+  tp_error err;
+  assert_int_equal(vis_analyze_with_reference(f->an, ref, img, &map, r, &err),
+                   TP_OK);
+}
+
 /* A carpet kept from the decided frame (nothing changed where it lies)
  * lies on exactly the cards the decided frame says, whatever its overlap
  * with them measures now (a corner grazing a card overlaps it by a
@@ -412,13 +425,10 @@ static void test_kept_carpet_keeps_its_cards(void **state) {
   tp_error err;
   vis_table_map map = map_of(&f->layout);
   vis_reference *inc = layout_reference(f, &f->layout, &f->layout_img, true);
-  rnd_scene s = f->layout;
-  add_carpet(&s, "red", card_x(&s, 0) + 20, card_y(&s, 0) + 35, 60, 1000);
+  rnd_scene s;
   tp_image img = {0};
-  render(f, &s, &img);
   vis_result r;
-  assert_int_equal(vis_analyze_with_reference(f->an, inc, &img, &map, &r, &err),
-                   TP_OK);
+  red_on_first_card(f, inc, &s, &img, &r);
   check_truth(&s, &r);
   assert_int_equal(r.n_carpets, 1);
   assert_false(in_list(r.carpets[0].on_cards, r.carpets[0].n_on_cards, 2));
@@ -455,13 +465,10 @@ static void test_decided_arguments(void **state) {
   tp_error err;
   vis_table_map map = map_of(&f->layout);
   vis_reference *inc = layout_reference(f, &f->layout, &f->layout_img, false);
-  rnd_scene s = f->layout;
-  add_carpet(&s, "red", card_x(&s, 0) + 20, card_y(&s, 0) + 35, 60, 1000);
+  rnd_scene s;
   tp_image img = {0};
-  render(f, &s, &img);
   vis_result r;
-  assert_int_equal(vis_analyze_with_reference(f->an, inc, &img, &map, &r, &err),
-                   TP_OK);
+  red_on_first_card(f, inc, &s, &img, &r);
   assert_int_not_equal(
       vis_reference_set_decided(NULL, f->an, &img, &map, &r, &err), TP_OK);
   assert_int_not_equal(
