@@ -646,10 +646,6 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
   res->profile.detect_ms = vis__now_ms() - t1;
   t1 = vis__now_ms();
   vis__match_params mp = vis__analyzer_match_params(an, 35);
-  /* Coarse to fine (match.c, mp.lazy) stays off: its estimates are no true
-   * bounds, and with the LSD band's extra hypotheses it lost a carpet that
-   * the eager matcher finds (docs/analyze.md, session 8). */
-  mp.lazy = false;
   char logpath[1024];
   if (an->s.debug_dir) {
     snprintf(logpath, sizeof logpath, "%s/match.txt", an->s.debug_dir);

@@ -86,13 +86,6 @@ typedef struct {
   int ranked_free; /* samples not hidden when the faces were last ranked */
   bool no_card; /* its face showed no card frame; asked again once more of it is hidden */
   bool searched; /* its pose was searched (rescue) */
-  /* lazy scoring (vis__match_params.lazy): best is not scored on what
-   * shows now; bound is about the most it could explain there */
-  bool stale;
-  bool need_rank; /* its faces are to be ranked again before scoring */
-  int n_free;     /* samples not hidden when last looked at */
-  int n_free_object; /* of those, in the object mask */
-  int bound;
   char dead; /* why it is no longer alive (the debug log): f faces, h hidden, c card overlap, a accepted */
 } hyp;
 
@@ -535,40 +528,6 @@ static bool newly_hidden(const match_ctx *m, const hyp *h, int16_t id) {
   return false;
 }
 
-/* rescore's cheap part: counts what shows, drops the hypothesis when too
- * little does, and notes whether its faces are due to be ranked again.
- * false: dropped. */
-static bool note_hidden(const match_ctx *m, hyp *h, bool first, bool hidden_more) {
-  int n_free = 0, n_object = 0, W = m->t->lab.width;
-  for (int k = 0; k < h->n; k++) {
-    if (!is_free(m, h->pix[k])) continue;
-    n_free++;
-    if (m->mp->lazy) n_object += tp_image_row(&m->t->object, h->pix[k] / W)[h->pix[k] % W] != 0;
-  }
-  h->n_free = n_free;
-  h->n_free_object = n_object;
-  if (n_free < m->mp->min_explained) {
-    h->alive = false;
-    h->dead = 'h';
-    return false;
-  }
-  if (first || (hidden_more && RERANK_SHARE * (h->ranked_free - n_free) >= h->ranked_free))
-    h->need_rank = true;
-  return true;
-}
-
-/* rescore's costly part: ranks the faces if due, then scores the
- * hypothesis on what shows now. */
-static void finish_score(const match_ctx *m, hyp *h) {
-  if (h->need_rank) {
-    rank_faces(m, h);
-    h->ranked_free = h->n_free;
-    h->need_rank = false;
-  }
-  score_hyp(m, h);
-  h->stale = false;
-}
-
 /* Ranks the faces and scores one hypothesis: first, or after an accepted
  * object hid some of it (hidden_more; the faces worth comparing may change
  * too: a desert's visible strip under a carpet is no palace), or because
@@ -579,101 +538,18 @@ static void finish_score(const match_ctx *m, hyp *h) {
  * accepted (explained <= free, and claims only grow): it is dropped for
  * good, without comparing faces. */
 static void rescore(const match_ctx *m, hyp *h, bool first, bool hidden_more) {
-  if (note_hidden(m, h, first, hidden_more)) finish_score(m, h);
-}
-
-#define CLEAR_SCORE 0.9
-#define CLEAR_MIN 100 /* samples explained (4 cm^2); phantoms on wood: 30-50 */
-#define CLEAR_RING 0.93 /* frame explained; phantoms on wood 0.74 */
-
-enum { ON_TOP_MIN_VOTES = 40 }; /* topmost's: samples that tell */
-
-/* ---- lazy scoring (vis__match_params.lazy), coarse to fine ----
- * The full scoring of a hypothesis (four faces, two fits each, on every
- * sample) matters only once the choice of the next object comes down to
- * it: most hypotheses are near copies of objects accepted before they are
- * ever looked at, or phantoms that explain little. So a hypothesis gets a
- * coarse estimate of what it could explain (bound) and stays stale; the
- * choice scores in full, in a batch on the workers, the stale ones whose
- * bound reaches the hypothesis it is about to look at, and then looks
- * again. With true bounds this is the eager result exactly; the coarse
- * estimate is not one (BOUND_SLACK, BOUND_MARGIN: its sampling error). */
-#define BOUND_SLACK 1.25
-enum { BOUND_MARGIN = 20 };
-
-/* The bound of a hypothesis whose faces are ranked: its candidates scored
- * as score_hyp does (fit, refit on what the fit explains, count), on every
- * COARSE_STRIDE-th free sample, scaled to all that show. */
-static void estimate(const match_ctx *m, hyp *h) {
-  double so[3];
-  int valid = free_samples(m, h, COARSE_STRIDE, so), best = 0;
-  for (int c = 0; c < h->n_cand && valid >= 8; c++) {
-    if (m->used[h->cand_face[c]]) continue;
-    vis__object o;
-    score_face(m, h, valid, so, h->cand_face[c], h->cand_flip[c], false, best, &o);
-    if (o.explained > best) best = o.explained;
+  int n_free = 0;
+  for (int k = 0; k < h->n; k++) n_free += is_free(m, h->pix[k]);
+  if (n_free < m->mp->min_explained) {
+    h->alive = false;
+    h->dead = 'h';
+    return;
   }
-  double share = valid >= 8 ? (double)best / valid : 1; /* too few to tell */
-  double b = BOUND_SLACK * share * h->n_free + BOUND_MARGIN;
-  h->bound = b < h->n_free ? (int)b : h->n_free;
-}
-
-/* After an accepted object hid some of a hypothesis or took its face:
- * its faces ranked again if due, and its bound estimated again (what it
- * explained before is no bound: the face of the object on it may have
- * been its best, and its own explains more of what shows now). */
-static void restale(const match_ctx *m, hyp *h) {
-  if (h->need_rank) {
+  if (first || (hidden_more && RERANK_SHARE * (h->ranked_free - n_free) >= h->ranked_free)) {
     rank_faces(m, h);
-    h->ranked_free = h->n_free;
-    h->need_rank = false;
+    h->ranked_free = n_free;
   }
-  estimate(m, h);
-  h->stale = true;
-}
-
-/* Which stale hypotheses a question of the choice may need in full: those
- * that could explain at_least samples and min_score of what shows, could
- * pass well_explained's tests (well), and with near, could have
- * topmost's votes in it (ON_TOP_MIN_VOTES samples free inside); with
- * no_cards none that is surely a card, with unsearched none searched. */
-typedef struct {
-  int at_least;
-  double min_score;
-  bool well;
-  const vis_rect *near;
-  bool no_cards, unsearched;
-} stale_query;
-
-/* A stale hypothesis that could pass the counts of the question (and,
- * well: object_shows as it will be when scored, or the clear score). */
-static bool could_matter(const match_ctx *m, const hyp *h, const stale_query *q) {
-  if (!h->alive || !h->stale || h->no_card || h->bound < q->at_least ||
-      h->bound < m->mp->min_explained || h->bound < q->min_score * h->n_free ||
-      (q->unsearched && h->searched))
-    return false;
-  bool shows = 2 * h->n_free >= h->n || h->n_free_object >= 0.3 * h->n_free;
-  return !q->well || shows || (h->bound >= CLEAR_SCORE * h->n_free && h->bound >= CLEAR_MIN);
-}
-
-/* Centres closer than the rectangles' half diagonals (and a pixel): else
- * they cannot overlap, and the clipping of vis_rect_overlap_area is
- * spared. */
-static bool near_enough(const vis_rect *a, const vis_rect *b) {
-  double reach = 0.5 * (hypot(a->w, a->h) + hypot(b->w, b->h)) + 1;
-  return hypot(a->center.x - b->center.x, a->center.y - b->center.y) < reach;
-}
-
-/* Samples of h that nothing hides inside r (off its outline by 1.5 mm, as
- * overlap_votes counts): the most votes h can have there. */
-static int free_inside(const match_ctx *m, const hyp *h, const vis_rect *r) {
-  if (!near_enough(&h->r, r)) return 0;
-  vis__frame f = vis__frame_of(r);
-  const double margin = -1.5 * m->t->px_per_mm;
-  int W = m->t->lab.width, n = 0;
-  for (int k = 0; k < h->n; k++)
-    n += is_free(m, h->pix[k]) && vis__frame_contains(&f, h->pix[k] % W, h->pix[k] / W, margin);
-  return n;
+  score_hyp(m, h);
 }
 
 /* A real card's outline shows: where its sides are not hidden, the colour
@@ -716,6 +592,10 @@ static double edge_support(const vis__table *t, const int16_t *claim, const vis_
   return *seen ? (double)edge / *seen : 0;
 }
 
+#define CLEAR_SCORE 0.9
+#define CLEAR_MIN 100 /* samples explained (4 cm^2); phantoms on wood: 30-50 */
+#define CLEAR_RING 0.93 /* frame explained; phantoms on wood 0.74 */
+
 /* Most of it shows, or what shows of it is mostly in the object mask. */
 static bool object_shows(const hyp *h) {
   return h->best.valid * 2 >= h->best.total || h->free_object >= 0.3 * h->free_n;
@@ -749,21 +629,16 @@ static bool outline_shows(const match_ctx *m, const hyp *h) {
   return weakest >= MIN_SIDE_EDGE || vis__object_fraction(m->t, &h->r) >= 0.15;
 }
 
-/* Destination cards lie side by side, never on each other: a card at r
- * would overlap an accepted card. */
-static bool card_overlaps_card(const match_ctx *m, const vis_rect *r, const vis__object *acc,
-                               int n) {
-  double area = r->w * r->h;
-  for (int i = 0; i < n; i++)
-    if (m->tpl[acc[i].face].kind == VIS__FACE_TYPE && near_enough(r, &acc[i].r_px) &&
-        vis_rect_overlap_area(r, &acc[i].r_px) > 0.08 * area)
-      return true;
-  return false;
-}
-
+/* Destination cards lie side by side, never on each other. */
 static bool overlaps_card(const match_ctx *m, const hyp *h,
                           const vis__object *acc, int n) {
-  return m->tpl[h->best.face].kind == VIS__FACE_TYPE && card_overlaps_card(m, &h->r, acc, n);
+  if (m->tpl[h->best.face].kind != VIS__FACE_TYPE) return false;
+  double area = h->r.w * h->r.h;
+  for (int i = 0; i < n; i++)
+    if (m->tpl[acc[i].face].kind == VIS__FACE_TYPE &&
+        vis_rect_overlap_area(&h->r, &acc[i].r_px) > 0.08 * area)
+      return true;
+  return false;
 }
 
 static void claim_rect(const vis__table *t, const vis_rect *r, int16_t id,
@@ -984,80 +859,6 @@ static void overlap_votes(const match_ctx *m, const hyp *a, const hyp *b, int *n
   }
 }
 
-/* ---- the work shared by the workers: per hypothesis or object,
- * each item writes only its own hyp / object (see parallel.c) ---- */
-
-typedef struct {
-  match_ctx *w; /* per worker: its own scratch */
-  hyp *H;
-  const vis_rect *hyps;
-  const int *items;    /* hypothesis (or object) of each item */
-  const bool *rerank;  /* per item: an accepted object hid some of it */
-  vis__object *acc;    /* accepted objects (refine) */
-  const vis__object *refined; /* per object: as shows_card refined it */
-  const bool *is_refined;
-} shared_work;
-
-/* A stale hypothesis scored in full. */
-static void stale_item(void *ctx, int worker, int item) {
-  shared_work *sw = ctx;
-  hyp *h = &sw->H[sw->items[item]];
-  finish_score(&sw->w[worker], h);
-}
-
-/* What score_stale needs besides the choosing thread's context. */
-typedef struct {
-  shared_work *sw;
-  int threads, n_hyps;
-  int *todo; /* scratch: n_hyps */
-  /* card_verdict's answers during one choice, per hypothesis (NOT_ASKED):
-   * a choice that starts again asks the same questions */
-  int8_t *verdict;
-  vis__object *probe;
-  bool *probe_refined;
-} lazy_ctx;
-
-/* Only type faces among its candidates (and none due to change): a card. */
-static bool surely_card(const match_ctx *m, const hyp *h) {
-  if (h->need_rank) return false;
-  for (int c = 0; c < h->n_cand; c++)
-    if (m->tpl[h->cand_face[c]].kind != VIS__FACE_TYPE) return false;
-  return true;
-}
-
-/* A stale hypothesis the question wants scored. */
-static bool wanted(const match_ctx *m, const hyp *h, const stale_query *q) {
-  return could_matter(m, h, q) && !(q->no_cards && surely_card(m, h)) &&
-         !(q->near && free_inside(m, h, q->near) < ON_TOP_MIN_VOTES);
-}
-
-/* The largest bound of the stale hypotheses the question wants (-1: none). */
-static int max_stale(const match_ctx *m, const lazy_ctx *lz, const stale_query *q) {
-  int top = -1;
-  for (int i = 0; lz && i < lz->n_hyps; i++) {
-    const hyp *h = &lz->sw->H[i];
-    if (h->stale && h->bound > top && wanted(m, h, q)) top = h->bound;
-  }
-  return top;
-}
-
-/* Scores in full, on the workers, every stale hypothesis the question
- * wants. The batch reaches a little below the largest bound
- * (BATCH_SHARE): work for every worker, not one hypothesis at a time.
- * Returns how many were scored. */
-#define BATCH_SHARE 0.9
-static int score_stale(const match_ctx *m, const lazy_ctx *lz, stale_query q) {
-  int top = max_stale(m, lz, &q), n = 0;
-  if (top < 0) return 0;
-  if (BATCH_SHARE * top > q.at_least) q.at_least = (int)(BATCH_SHARE * top);
-  for (int i = 0; i < lz->n_hyps; i++)
-    if (lz->sw->H[i].stale && wanted(m, &lz->sw->H[i], &q)) lz->todo[n++] = i;
-  shared_work batch = *lz->sw;
-  batch.items = lz->todo;
-  vis__parallel_for(lz->threads, n, stale_item, &batch);
-  return n;
-}
-
 /* Top of the pile first is decided by samples explained, and an object
  * can explain more than the one lying on it: a card 70 % visible under a
  * carpet of which a strip shows (tuning easy 3018: the blue carpet under
@@ -1066,6 +867,7 @@ static int score_stale(const match_ctx *m, const lazy_ctx *lz, stale_query q) {
  * a well-explained hypothesis overlapping it whose face clearly explains
  * more of their common visible part lies on it and goes first (if it can
  * be accepted: outline and card frame). Returns the one to accept. */
+enum { ON_TOP_MIN_VOTES = 40 };
 #define ON_TOP_MIN_SCORE 0.85 /* a real carpet there: 0.94; a phantom 0.78 */
 /* A card whose face leaves part of what shows of it unexplained (a cell
  * under 0.85: vis__face_fit_poor) is often a face fitted at a wrong pose
@@ -1077,7 +879,6 @@ static int score_stale(const match_ctx *m, const lazy_ctx *lz, stale_query q) {
  * explains wholly (glare, a type missing from the deck) has none. */
 static bool rivals(const match_ctx *m, const hyp *h, const hyp *poor) {
   return m->tpl[h->best.face].kind == VIS__FACE_TYPE &&
-         near_enough(&h->r, &poor->r) &&
          vis_rect_overlap_area(&h->r, &poor->r) > 0.08 * poor->r.w * poor->r.h;
 }
 
@@ -1095,22 +896,17 @@ static bool beats_poor(const match_ctx *m, const hyp *rival, const hyp *poor) {
 }
 
 static int topmost(match_ctx *m, hyp *H, int n_hyps, int bi, const vis__object *acc, int n,
-                   vis__object *refined, bool *is_refined, const lazy_ctx *lz) {
+                   vis__object *refined, bool *is_refined) {
   for (int round = 0; round < 3; round++) {
     int best = -1, best_votes = 0;
     bool card = m->tpl[H[bi].best.face].kind == VIS__FACE_TYPE;
-    int min_votes = ON_TOP_MIN_VOTES > m->mp->min_explained ? ON_TOP_MIN_VOTES : m->mp->min_explained;
-    const stale_query q = {min_votes, ON_TOP_MIN_SCORE, false, &H[bi].r, card, false};
-    while (lz && score_stale(m, lz, q) > 0) {}
     for (int j = 0; j < n_hyps; j++) {
       hyp *h = &H[j];
       /* what it explains there lies on an object: no sliver of table */
-      if (j == bi || h->stale || h->no_card || !explained_enough(m, h) || h->best.score < ON_TOP_MIN_SCORE)
+      if (j == bi || h->no_card || !explained_enough(m, h) || h->best.score < ON_TOP_MIN_SCORE)
         continue;
       if (card && m->tpl[h->best.face].kind == VIS__FACE_TYPE) continue; /* side by side */
-      if (!near_enough(&h->r, &H[bi].r) || vis_rect_overlap_area(&h->r, &H[bi].r) <= 0 ||
-          overlaps_card(m, h, acc, n))
-        continue;
+      if (vis_rect_overlap_area(&h->r, &H[bi].r) <= 0 || overlaps_card(m, h, acc, n)) continue;
       int n_bi, n_j;
       overlap_votes(m, &H[bi], h, &n_bi, &n_j);
       if (n_j >= ON_TOP_MIN_VOTES && n_j >= 3 * n_bi && n_j > best_votes) best = j, best_votes = n_j;
@@ -1193,45 +989,32 @@ static void resample_at(const match_ctx *m, hyp *h, const vis_rect *r) {
 }
 
 static int rescue(const match_ctx *m, hyp *H, int n_hyps, const vis__object *acc, int n,
-                  hyp_rank *order, vis__object *refined, bool *is_refined, const lazy_ctx *lz) {
-  int tries = 0;
-  for (bool again = true; again;) {
-    again = false;
-    int n_ok = 0;
-    for (int i = 0; i < n_hyps; i++) {
-      const hyp *h = &H[i];
-      if (!h->alive || h->stale || h->searched || h->no_card || h->best.face < 0 ||
-          h->best.explained < m->mp->min_explained || h->best.score < RESCUE_MIN_SCORE)
-        continue;
-      order[n_ok++] = (hyp_rank){i, h->best.explained};
-    }
-    qsort(order, (size_t)n_ok, sizeof *order, by_explained);
-    stale_query q = {0, RESCUE_MIN_SCORE, false, NULL, false, true};
-    int stale_top = max_stale(m, lz, &q);
-    for (int k = 0; k < n_ok && tries < RESCUE_TRIES && !again; k++) {
-      hyp *h = &H[order[k].i];
-      if (stale_top >= order[k].explained) { /* score those first, then look again */
-        q.at_least = order[k].explained;
-        again = score_stale(m, lz, q) > 0;
-        continue;
-      }
-      if (!h->alive || h->searched || overlaps_card(m, h, acc, n) || !outline_shows(m, h))
-        continue;
-      h->searched = true;
-      tries++;
-      vis__object probe = h->best;
-      /* 4 px steps first: about 10 px and 5 degrees of reach */
-      refine_from(m->t, &m->tpl[probe.face], m->claim, (int16_t)n, &probe, 4.0, 2.0, 6);
-      resample_at(m, h, &probe.r_px);
-      if (!h->alive) continue;
-      /* at its own pose a real object explains nearly all it shows; a face
-       * pushed around until it fits part of something else does not */
-      if (well_explained(m, h) && h->best.score >= RESCUE_ACCEPT && !overlaps_card(m, h, acc, n) &&
-          outline_shows(m, h) && shows_card(m, h, acc, (int16_t)n, refined, is_refined))
-        return order[k].i;
-    }
-    if (!again && tries < RESCUE_TRIES && stale_top >= m->mp->min_explained)
-      again = score_stale(m, lz, q) > 0; /* q.at_least 0: every one that could */
+                  hyp_rank *order, vis__object *refined, bool *is_refined) {
+  int n_ok = 0;
+  for (int i = 0; i < n_hyps; i++) {
+    const hyp *h = &H[i];
+    if (!h->alive || h->searched || h->no_card || h->best.face < 0 ||
+        h->best.explained < m->mp->min_explained || h->best.score < RESCUE_MIN_SCORE)
+      continue;
+    order[n_ok++] = (hyp_rank){i, h->best.explained};
+  }
+  qsort(order, (size_t)n_ok, sizeof *order, by_explained);
+  for (int k = 0, tries = 0; k < n_ok && tries < RESCUE_TRIES; k++) {
+    hyp *h = &H[order[k].i];
+    if (!h->alive || h->searched || overlaps_card(m, h, acc, n) || !outline_shows(m, h))
+      continue;
+    h->searched = true;
+    tries++;
+    vis__object probe = h->best;
+    /* 4 px steps first: about 10 px and 5 degrees of reach */
+    refine_from(m->t, &m->tpl[probe.face], m->claim, (int16_t)n, &probe, 4.0, 2.0, 6);
+    resample_at(m, h, &probe.r_px);
+    if (!h->alive) continue;
+    /* at its own pose a real object explains nearly all it shows; a face
+     * pushed around until it fits part of something else does not */
+    if (well_explained(m, h) && h->best.score >= RESCUE_ACCEPT && !overlaps_card(m, h, acc, n) &&
+        outline_shows(m, h) && shows_card(m, h, acc, (int16_t)n, refined, is_refined))
+      return order[k].i;
   }
   return -1;
 }
@@ -1261,92 +1044,21 @@ static bool near_duplicate(const vis__table *t, const vis_rect *hyps, const int 
   return false;
 }
 
-/* outline_shows and then shows_card for hypothesis i (-1: no outline),
- * asked once per choice when lz keeps the answers (the claims do not
- * change during a choice). */
-enum { NO_OUTLINE = -1, NOT_ASKED = -2 };
-static int card_verdict(const match_ctx *m, const hyp *H, const lazy_ctx *lz, int i,
-                        const vis__object *acc, int n, vis__object *probe, bool *refined) {
-  const hyp *h = &H[i];
-  if (!lz) {
-    if (!outline_shows(m, h)) return NO_OUTLINE;
-    return shows_card(m, h, acc, (int16_t)n, probe, refined);
-  }
-  if (lz->verdict[i] == NOT_ASKED)
-    lz->verdict[i] = (int8_t)(outline_shows(m, h) ? shows_card(m, h, acc, (int16_t)n, &lz->probe[i],
-                                                               &lz->probe_refined[i])
-                                                  : NO_OUTLINE);
-  *probe = lz->probe[i];
-  *refined = lz->probe_refined[i];
-  return lz->verdict[i];
-}
+/* ---- the work shared by the workers: per hypothesis or object,
+ * each item writes only its own hyp / object (see parallel.c) ---- */
 
-/* The next object to accept: the best explained hypothesis whose outline
- * shows and, for a card, whose face shows a card (shows_card; a poor card
- * only when no rival beats it); -1 if none. lz: before a hypothesis is
- * looked at, the stale ones that could explain as much are scored in
- * full, and the choice starts again (what it found so far it finds
- * again: those it ruled out are marked no_card, the others come first
- * again). *refined, *is_refined: as shows_card's for the one chosen. */
-static int choose(match_ctx *m, hyp *H, int n_hyps, const vis__object *acc, int n,
-                  hyp_rank *order, vis__object *refined, bool *is_refined,
-                  const lazy_ctx *lz) {
-  for (int i = 0; lz && i < n_hyps; i++) lz->verdict[i] = NOT_ASKED;
-  for (;;) {
-    /* the best explained of those whose outline shows (the outline test
-     * costs more: it is made in order of explained samples) */
-    int n_ok = 0;
-    for (int i = 0; i < n_hyps; i++) {
-      /* a card over an accepted card can never be accepted, nor stand for
-       * another in topmost or rescue: not worth scoring (eager, it is
-       * dropped here once scored and well explained) */
-      if (H[i].stale && H[i].alive && surely_card(m, &H[i]) &&
-          card_overlaps_card(m, &H[i].r, acc, n)) {
-        H[i].alive = false;
-        H[i].dead = 'c';
-      }
-      if (H[i].stale || H[i].no_card || !well_explained(m, &H[i])) continue;
-      if (overlaps_card(m, &H[i], acc, n)) {
-        H[i].alive = false;
-        H[i].dead = 'c';
-        continue;
-      }
-      order[n_ok++] = (hyp_rank){i, H[i].best.explained};
-    }
-    qsort(order, (size_t)n_ok, sizeof *order, by_explained);
-    stale_query q = {0, m->mp->min_ratio, true, NULL, false, false};
-    int bi = -1, poor = -1, stale_top = max_stale(m, lz, &q);
-    vis__object poor_probe;
-    bool poor_refined = false, again = false;
-    for (int k = 0; k < n_ok && bi < 0 && !again; k++) {
-      hyp *h = &H[order[k].i];
-      if (stale_top >= order[k].explained) {
-        q.at_least = order[k].explained;
-        again = score_stale(m, lz, q) > 0;
-        continue;
-      }
-      if (poor >= 0 && !rivals(m, h, &H[poor])) continue;
-      int v = card_verdict(m, H, lz, order[k].i, acc, n, refined, is_refined);
-      if (v == NO_OUTLINE) continue;
-      if (v == SHOWS_CARD) {
-        if (poor < 0 || beats_poor(m, h, &H[poor])) bi = order[k].i;
-      } else if (v == SHOWS_POOR_CARD) {
-        if (poor < 0) poor = order[k].i, poor_probe = *refined, poor_refined = *is_refined;
-      } else { /* cloth or wood, or a card under a carpet not accepted yet
-                * (its face cannot explain the carpet): not now */
-        h->no_card = true;
-      }
-    }
-    if (!again && bi < 0 && stale_top >= m->mp->min_explained)
-      again = score_stale(m, lz, q) > 0; /* q.at_least 0: every one that could */
-    if (again) continue;
-    if (bi < 0 && poor >= 0) bi = poor, *refined = poor_probe, *is_refined = poor_refined;
-    return bi;
-  }
-}
+typedef struct {
+  match_ctx *w; /* per worker: its own scratch */
+  hyp *H;
+  const vis_rect *hyps;
+  const int *items;    /* hypothesis (or object) of each item */
+  const bool *rerank;  /* per item: an accepted object hid some of it */
+  vis__object *acc;    /* accepted objects (refine) */
+  const vis__object *refined; /* per object: as shows_card refined it */
+  const bool *is_refined;
+} shared_work;
 
-/* Samples a new hypothesis and scores it (lazy: ranks its faces and
- * estimates what it could explain). */
+/* Samples a new hypothesis and scores it. */
 static void first_score_item(void *ctx, int worker, int item) {
   shared_work *sw = ctx;
   const match_ctx *m = &sw->w[worker];
@@ -1358,13 +1070,7 @@ static void first_score_item(void *ctx, int worker, int item) {
     h->oom = true;
     return;
   }
-  if (!h->alive) return;
-  if (!m->mp->lazy) {
-    rescore(m, h, true, true);
-    return;
-  }
-  h->best.face = -1; /* not scored */
-  if (note_hidden(m, h, true, true)) restale(m, h);
+  if (h->alive) rescore(m, h, true, true);
 }
 
 static void rescore_item(void *ctx, int worker, int item) {
@@ -1372,11 +1078,7 @@ static void rescore_item(void *ctx, int worker, int item) {
   hyp *h = &sw->H[sw->items[item]];
   /* a carpet accepted on it now hides what its face failed to explain */
   if (sw->rerank[item]) h->no_card = false;
-  const match_ctx *m = &sw->w[worker];
-  if (!m->mp->lazy)
-    rescore(m, h, false, sw->rerank[item]);
-  else if (note_hidden(m, h, false, sw->rerank[item]))
-    restale(m, h);
+  rescore(&sw->w[worker], h, false, sw->rerank[item]);
 }
 
 static void refine_item(void *ctx, int worker, int item) {
@@ -1566,11 +1268,6 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   vis__object *acc = malloc(sizeof *acc * 64);
   hyp_rank *order = malloc(sizeof *order * ((size_t)n_hyps + 1));
   int *kept = malloc(sizeof *kept * ((size_t)n_hyps + 1));
-  /* lazy scoring's batches and shows_card answers */
-  int *todo = malloc(sizeof *todo * ((size_t)n_hyps + 1));
-  int8_t *verdict = malloc((size_t)n_hyps + 1);
-  vis__object *probe = malloc(sizeof *probe * ((size_t)n_hyps + 1));
-  bool *probe_refined = malloc(sizeof *probe_refined * ((size_t)n_hyps + 1));
   int max_samples = 0;
   for (int f = 0; f < n_tpl; f++) max_samples = (int)fmax(max_samples, tpl[f].w * tpl[f].h);
   int threads = mp->threads < 1 ? 1 : mp->threads > VIS__MAX_THREADS ? VIS__MAX_THREADS : mp->threads;
@@ -1582,8 +1279,7 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   bool *integral = malloc(sizeof *integral * ((size_t)n_tpl + 1));
   texel *texels = tex && integral ? build_texels(tpl, n_tpl, tex, integral) : NULL;
   tp_status st = TP_OK;
-  if (!H || !claim || !used || !acc || !scratch || !order || !kept || !todo || !verdict || !probe ||
-      !probe_refined || !rerank || !texels) {
+  if (!H || !claim || !used || !acc || !scratch || !order || !kept || !rerank || !texels) {
     st = tp_error_set(err, TP_ERR_NOMEM, "out of memory while matching faces");
     goto done;
   }
@@ -1619,12 +1315,41 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
       st = tp_error_set(err, TP_ERR_NOMEM, "out of memory while matching faces");
       goto done;
     }
-  lazy_ctx lazy = {&sw, threads, n_hyps, todo, verdict, probe, probe_refined}, *lz = mp->lazy ? &lazy : NULL;
   int n = 0;
   while (n < 64) {
-    int bi = choose(&m, H, n_hyps, acc, n, order, &refined[n], &is_refined[n], lz);
-    if (bi >= 0) bi = topmost(&m, H, n_hyps, bi, acc, n, &refined[n], &is_refined[n], lz);
-    if (bi < 0) bi = rescue(&m, H, n_hyps, acc, n, order, &refined[n], &is_refined[n], lz);
+    /* the best explained of those whose outline shows (the outline test
+     * costs more: it is made in order of explained samples) */
+    int n_ok = 0;
+    for (int i = 0; i < n_hyps; i++) {
+      if (H[i].no_card || !well_explained(&m, &H[i])) continue;
+      if (overlaps_card(&m, &H[i], acc, n)) {
+        H[i].alive = false;
+        H[i].dead = 'c';
+        continue;
+      }
+      order[n_ok++] = (hyp_rank){i, H[i].best.explained};
+    }
+    qsort(order, (size_t)n_ok, sizeof *order, by_explained);
+    int bi = -1, poor = -1;
+    vis__object poor_probe;
+    bool poor_refined = false;
+    for (int k = 0; k < n_ok && bi < 0; k++) {
+      hyp *h = &H[order[k].i];
+      if (poor >= 0 && !rivals(&m, h, &H[poor])) continue;
+      if (!outline_shows(&m, h)) continue;
+      int v = shows_card(&m, h, acc, (int16_t)n, &refined[n], &is_refined[n]);
+      if (v == SHOWS_CARD) {
+        if (poor < 0 || beats_poor(&m, h, &H[poor])) bi = order[k].i;
+      } else if (v == SHOWS_POOR_CARD) {
+        if (poor < 0) poor = order[k].i, poor_probe = refined[n], poor_refined = is_refined[n];
+      } else { /* cloth or wood, or a card under a carpet not accepted yet
+                * (its face cannot explain the carpet): not now */
+        h->no_card = true;
+      }
+    }
+    if (bi < 0 && poor >= 0) bi = poor, refined[n] = poor_probe, is_refined[n] = poor_refined;
+    if (bi >= 0) bi = topmost(&m, H, n_hyps, bi, acc, n, &refined[n], &is_refined[n]);
+    if (bi < 0) bi = rescue(&m, H, n_hyps, acc, n, order, &refined[n], &is_refined[n]);
     if (bi < 0) break;
     vis__object o = H[bi].best;
     acc[n] = o;
@@ -1640,7 +1365,7 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
     for (int i = 0; i < n_hyps; i++) {
       if (!H[i].alive) continue;
       /* when none of its samples is hidden, its scores stay as they are */
-      bool hidden = near_enough(&H[i].r, &o.r_px) && vis_rect_overlap_area(&H[i].r, &o.r_px) > 0 &&
+      bool hidden = vis_rect_overlap_area(&H[i].r, &o.r_px) > 0 &&
                     newly_hidden(&m, &H[i], (int16_t)(n - 1));
       if (hidden || (H[i].best.face >= 0 && used[H[i].best.face])) {
         kept[n_items] = i;
@@ -1678,10 +1403,6 @@ done:
   free(tex);
   free(integral);
   free(texels);
-  free(todo);
-  free(verdict);
-  free(probe);
-  free(probe_refined);
   return st;
 }
 

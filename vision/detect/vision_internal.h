@@ -189,10 +189,6 @@ typedef struct {
   int step;          /* sample every step-th mm while matching */
   int threads;       /* workers scoring hypotheses (1..16; 0 counts as 1);
                         the result is the same for any number */
-  bool lazy;         /* coarse to fine: a hypothesis is scored in full only
-                        when its coarse estimate could make it matter
-                        (match.c: score_stale); the eager result as long
-                        as the estimates hold, which is not guaranteed */
   FILE *log;         /* debugging: every hypothesis's fate, or NULL */
 } vis__match_params;
 
