@@ -771,6 +771,7 @@ static void note_landing(wch *w, const wch_carpet_obs *c, const char **order,
   w->landed_off[k] = off_table(w, c);
   w->landed_seen[k] = 0; /* counted by count_sightings */
   w->landed_doubtful[k] = w->in_layout_frame;
+  w->landed_last[k].seen = false; /* noted by note_last_seen */
   if (expected && strcmp(expected, c->colour))
     wch__warn(w, "out_of_turn",
               "%s threw out of turn (the %s carpet); it was %s's turn (%s).",
@@ -867,9 +868,59 @@ static void landings_matched(const wch *w, const wch__known *kn,
   }
 }
 
+/* Where each carpet of the flight that this frame shows lies, and on
+ * which cards. */
+static void note_last_seen(wch *w, const wch_obs *obs, const matching *m) {
+  wch__known kn = known_now(w);
+  for (int c = 0; c < obs->n_carpets; c++) {
+    int k = landed_index(w, obs->carpets[c].colour);
+    if (k < 0) continue;
+    wch__last_seen *ls = &w->landed_last[k];
+    const wch_carpet_obs *cp = &obs->carpets[c];
+    ls->seen = true;
+    ls->x = cp->x_mm, ls->y = cp->y_mm, ls->angle = cp->angle_deg;
+    carpet_cards(w, &kn, obs, m, c, ls->cards, &ls->n_cards);
+  }
+}
+
+/* A carpet thrown after landed carpet k lies over most of where k was
+ * last seen. */
+static bool covered_by_later(const wch *w, const wch_obs *obs, int k) {
+  const wch__last_seen *ls = &w->landed_last[k];
+  const double *size = w->cfg.carpet_mm, most = 0.5 * size[0] * size[1];
+  for (int c = 0; c < obs->n_carpets; c++) {
+    const wch_carpet_obs *cp = &obs->carpets[c];
+    if (landed_index(w, cp->colour) > k &&
+        wch__rect_overlap(ls->x, ls->y, ls->angle, size, cp->x_mm, cp->y_mm,
+                          cp->angle_deg, size) > most)
+      return true;
+  }
+  return false;
+}
+
+/* A carpet seen to land in this flight that the frame does not show,
+ * with one thrown after it over most of its place, is hidden under that
+ * one: it lies on the cards it lay on when last seen (carpets only come
+ * while a flight is thrown; tuning game 4:603 round 2 flight 2: red
+ * thrown 6 mm from yellow hid all of yellow but a sliver of its white
+ * border, and the flight went without yellow's card). */
+static void keep_hidden_landings(const wch *w, const wch_obs *obs,
+                                 wch__landings *l) {
+  for (int i = 0; i < l->n; i++) {
+    int k = landed_index(w, l->colour[i]);
+    if (k < 0 || w->landed_off[k] || !w->landed_last[k].seen ||
+        wch__carpet_in(obs, l->colour[i]) || !covered_by_later(w, obs, k))
+      continue;
+    const wch__last_seen *ls = &w->landed_last[k];
+    memcpy(l->cards[i], ls->cards, (size_t)ls->n_cards * sizeof ls->cards[0]);
+    l->n_cards[i] = ls->n_cards;
+  }
+}
+
 static void set_landings_from(wch *w, const wch_obs *obs, const matching *m) {
   wch__known kn = known_now(w);
   landings_matched(w, &kn, obs, m, &w->landings);
+  keep_hidden_landings(w, obs, &w->landings);
 }
 
 void wch__save_before_flight(wch *w) {
@@ -1014,6 +1065,7 @@ static void forget_vanished_carpets(wch *w, const wch_obs *obs) {
     memmove(w->landed[kept], w->landed[k], FT_NAME_MAX);
     w->landed_seen[kept] = w->landed_seen[k];
     w->landed_doubtful[kept] = w->landed_doubtful[k];
+    w->landed_last[kept] = w->landed_last[k];
     w->landed_off[kept++] = w->landed_off[k];
   }
   w->n_landed = kept;
@@ -1064,6 +1116,7 @@ static tp_status observe_throws(wch *w, const wch_obs *obs, const matching *m,
   if (w->n_landed == 0 && obs->n_carpets > 0) warn_claimed_left(w);
   note_new_carpets(w, obs);
   count_sightings(w, obs);
+  note_last_seen(w, obs, m);
   const char *order[FT_MAX_CARPETS];
   int n_order = ft_game_throw_order(w->game, order);
   if (w->n_landed < n_order) return TP_OK;

@@ -39,6 +39,15 @@ typedef struct {
   int n_cards[FT_MAX_CARPETS];
 } wch__landings;
 
+/* Where a carpet of the flight being thrown lay when a frame last showed
+ * it, and the cards it lay on there. */
+typedef struct {
+  bool seen;
+  double x, y, angle;
+  int cards[FT_MAX_CARDS];
+  int n_cards;
+} wch__last_seen;
+
 /* What a frame's cards are matched against: the table cards, the cards
  * out of the game that may still lie there, and their game (its throw
  * order). Now, or as they were before the last flight (its second look). */
@@ -95,6 +104,7 @@ struct wch {
   /* noted in the frame that took the layout (analysed without the layout
    * known, where a card may pass for a carpet) */
   bool landed_doubtful[FT_MAX_CARPETS];
+  wch__last_seen landed_last[FT_MAX_CARPETS];
   bool in_layout_frame; /* the throws of the frame that took the layout,
                            or that ended the taking-away */
   /* the carpets where the last flight was resolved: the taking-away is
