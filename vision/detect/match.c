@@ -1056,7 +1056,18 @@ typedef struct {
   vis__object *acc;    /* accepted objects (refine) */
   const vis__object *refined; /* per object: as shows_card refined it */
   const bool *is_refined;
+  hyp_rank *edge_rank; /* per hypothesis: its outline's support (x1000) */
 } shared_work;
+
+/* How well a hypothesis's outline shows, before anything is accepted. */
+static void edge_rank_item(void *ctx, int worker, int item) {
+  shared_work *sw = ctx;
+  const match_ctx *m = &sw->w[worker];
+  int seen;
+  double weakest;
+  double e = edge_support(m->t, m->claim, &sw->hyps[item], &seen, &weakest);
+  sw->edge_rank[item] = (hyp_rank){item, (int)lround(1000 * e)};
+}
 
 /* Samples a new hypothesis and scores it. */
 static void first_score_item(void *ctx, int worker, int item) {
@@ -1228,6 +1239,13 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i) {
   free_hyp(&h);
 }
 
+/* Each accepted card's type settled (settle_type: it reads only the
+ * final claims and writes only its own object). */
+static void settle_item(void *ctx, int worker, int item) {
+  shared_work *sw = ctx;
+  settle_type(&sw->w[worker], &sw->acc[item], (int16_t)item);
+}
+
 /* Every template's texels in fit_and_count's layout, in one malloc'd
  * block (NULL: out of memory); tex[f] and integral[f] per template. */
 static texel *build_texels(const vis__template *tpl, int n_tpl, const texel **tex,
@@ -1293,15 +1311,11 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   match_ctx m = workers[0];
   vis__object refined[64];
   bool is_refined[64] = {false};
-  shared_work sw = {workers, H, hyps, kept, rerank, NULL, refined, is_refined};
+  shared_work sw = {workers, H, hyps, kept, rerank, NULL, refined, is_refined, order};
   /* cheap first: a hypothesis without outline is no card (saves most
    * work); of near-duplicates only the one whose outline shows best is
    * matched (the pose refinement moves it the last millimetres) */
-  for (int i = 0; i < n_hyps; i++) {
-    int seen;
-    double weakest;
-    order[i] = (hyp_rank){i, (int)lround(1000 * edge_support(t, claim, &hyps[i], &seen, &weakest))};
-  }
+  vis__parallel_for(threads, n_hyps, edge_rank_item, &sw);
   qsort(order, (size_t)n_hyps, sizeof *order, by_explained);
   int n_kept = 0;
   for (int k = 0; k < n_hyps && order[k].explained >= 250; k++) {
@@ -1386,7 +1400,8 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   if (mp->log) log_objects(&m, acc, n);
   sw.acc = acc;
   vis__parallel_for(threads, n, refine_item, &sw);
-  for (int i = 0; i < n; i++) settle_type(&m, &acc[i], (int16_t)i);
+  /* with a debugging log, one worker: its lines in the objects' order */
+  vis__parallel_for(mp->log ? 1 : threads, n, settle_item, &sw);
   *out = acc;
   *n_out = n;
   acc = NULL;
