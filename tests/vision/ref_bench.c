@@ -2,6 +2,7 @@
  * valgrind's callgrind (a benchmark, never a test: nothing is asserted).
  *
  *     vt_ref_bench [--seed N] [--size WxH] [--mode reference|analyze|incremental]
+ *                  [--threads N]
  *
  * The random scene of tools/render (normal difficulty) at the camera
  * size WxH (default 1280x720, field of view as `teppich render --size`)
@@ -14,6 +15,10 @@
  *                against the reference and then becomes the reference
  *                for the next (vis_reference_set_decided); the last is
  *                the one measured
+ * --threads N: analysis workers (default 1, every stage's calls under its
+ * function); with callgrind's --separate-threads=yes the main thread's
+ * count is what one frame waits for on N cores (the serial work and its
+ * share of the parallel items).
  * Each measured analysis runs inside a function of its own (measured_*)
  * so that callgrind_annotate's inclusive count of that function is the
  * frame's cost:
@@ -156,6 +161,7 @@ int main(int argc, char **argv) {
   unsigned long seed = 500001;
   int w = 1280, h = 720;
   const char *mode = "reference";
+  int threads = 1;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--seed") && i + 1 < argc)
       seed = strtoul(argv[++i], NULL, 10);
@@ -167,15 +173,18 @@ int main(int argc, char **argv) {
               !strcmp(argv[i + 1], "analyze") ||
               !strcmp(argv[i + 1], "incremental")))
       mode = argv[++i];
+    else if (!strcmp(argv[i], "--threads") && i + 1 < argc &&
+             (threads = atoi(argv[i + 1])) >= 1 && threads <= 16)
+      i++;
     else {
       fprintf(stderr, "usage: vt_ref_bench [--seed N] [--size WxH] [--mode "
-                      "reference|analyze|incremental]\n");
+                      "reference|analyze|incremental] [--threads 1..16]\n");
       return 2;
     }
   }
   tp_error err;
   an_session *s = NULL;
-  an_options ao = {.image = "scene", .threads = 1};
+  an_options ao = {.image = "scene", .threads = threads};
   bench b = {0};
   tp_status st = an_session_create(&ao, &s, &err);
   if (!st) st = an_scenes_create(&b.sc, &err);
