@@ -297,48 +297,61 @@ static int band_px(const double (*sizes)[2], int n_sizes) {
   return (int)ceil(BAND_SHARE * longest);
 }
 
-/* LSD's segments in the band of width `band` px around box (the table
- * outside it, as four rectangles), appended to *raw (*n of them). A tan
- * card on wood or cloth is hardly in the object mask: where it lies at the
- * edge of the layout, the box around the mask's objects cuts through it
- * (tuning normal 3040: a column of three bazaars, none found). The box's
- * own segments are kept as they are (LSD's validation depends on the
- * image's size: a larger box would change its segments elsewhere). */
-static void band_segments(const vis__table *t, double min_w, const int box[4], int band,
-                          float **raw, int *n) {
+/* LSD's segments in the band of width `band` px around the box (the
+ * table outside it, as four rectangles). A tan card on wood or cloth is
+ * hardly in the object mask: where it lies at the edge of the layout, the
+ * box around the mask's objects cuts through it (tuning normal 3040: a
+ * column of three bazaars, none found). The box's own segments are kept
+ * as they are (LSD's validation depends on the image's size: a larger box
+ * would change its segments elsewhere). The box and the band's parts are
+ * five independent LSD runs, one item each for the workers (parallel.c),
+ * joined in that order: the box's segments, then each part's. */
+enum { LSD_PARTS = 5 };
+typedef struct {
+  lsd_job part[LSD_PARTS]; /* the box, then the band's four rectangles */
+  int threads;
+  float *raw; /* joined, 4 per segment */
+  int n, n_box; /* n_box: where the band's segments begin */
+} lsd_all_job;
+
+static void lsd_all_prepare(const vis__table *t, double min_w, const int box[4], int band,
+                            int threads, lsd_all_job *j) {
   int x0 = box[0] - band < 0 ? 0 : box[0] - band;
   int y0 = box[1] - band < 0 ? 0 : box[1] - band;
   int x1 = box[2] + band > t->rgb.width ? t->rgb.width : box[2] + band;
   int y1 = box[3] + band > t->rgb.height ? t->rgb.height : box[3] + band;
-  const int parts[4][4] = {{x0, y0, x1, box[1]},
-                           {x0, box[3], x1, y1},
-                           {x0, box[1], box[0], box[3]},
-                           {box[2], box[1], x1, box[3]}};
-  for (int k = 0; k < 4; k++) {
-    lsd_job part = {t, min_w, {parts[k][0], parts[k][1], parts[k][2], parts[k][3]}, NULL, 0};
-    lsd_segments(&part);
-    float *grown = part.n ? realloc(*raw, sizeof **raw * 4 * (size_t)(*n + part.n)) : NULL;
-    if (grown) {
-      memcpy(grown + 4 * *n, part.raw, sizeof *grown * 4 * (size_t)part.n);
-      *raw = grown;
-      *n += part.n;
-    }
-    free(part.raw);
-  }
+  const int parts[LSD_PARTS][4] = {{box[0], box[1], box[2], box[3]},
+                                   {x0, y0, x1, box[1]},
+                                   {x0, box[3], x1, y1},
+                                   {x0, box[1], box[0], box[3]},
+                                   {box[2], box[1], x1, box[3]}};
+  memset(j, 0, sizeof *j);
+  j->threads = threads;
+  for (int k = 0; k < LSD_PARTS; k++)
+    j->part[k] = (lsd_job){t, min_w, {parts[k][0], parts[k][1], parts[k][2], parts[k][3]}, NULL, 0};
 }
 
-/* The box's segments, then the band's after them (job->n_box: where the
- * band's begin). */
-typedef struct {
-  lsd_job box;
-  int band, n_box;
-} lsd_all_job;
+static void lsd_part_item(void *ctx, int worker, int item) {
+  (void)worker;
+  lsd_all_job *j = ctx;
+  lsd_segments(&j->part[item]);
+}
 
 static void *lsd_all(void *arg) {
   lsd_all_job *j = arg;
-  lsd_segments(&j->box);
-  j->n_box = j->box.n;
-  band_segments(j->box.t, j->box.min_w, j->box.roi, j->band, &j->box.raw, &j->box.n);
+  vis__parallel_for(j->threads, LSD_PARTS, lsd_part_item, j);
+  j->raw = j->part[0].raw;
+  j->n = j->n_box = j->part[0].n;
+  for (int k = 1; k < LSD_PARTS; k++) {
+    lsd_job *part = &j->part[k];
+    float *grown = part->n ? realloc(j->raw, sizeof *j->raw * 4 * (size_t)(j->n + part->n)) : NULL;
+    if (grown) {
+      memcpy(grown + 4 * j->n, part->raw, sizeof *grown * 4 * (size_t)part->n);
+      j->raw = grown;
+      j->n += part->n;
+    }
+    free(part->raw);
+  }
   return NULL;
 }
 
@@ -354,11 +367,13 @@ tp_status vis__hypotheses(const vis__table *t, const double (*sizes)[2],
   tp_status st = cvw_mask_outlines(&t->object, 1.5, 0.01 * min_w * min_w,
                                    &pts, &counts, &n_poly, err);
   if (st) return st;
-  /* LSD (a third of the detection) on a second worker while this one
+  /* LSD (a third of the detection) on the other workers while this one
    * makes the outlines' corners; the hypotheses are listed in the same
    * order either way (outline corners first), so the result is the same */
-  lsd_all_job lsd = {{t, min_w, {0, 0, 0, 0}, NULL, 0}, band_px(sizes, n_sizes), 0};
-  objects_box(t, pts, counts, n_poly, sizes, n_sizes, lsd.box.roi);
+  int box[4];
+  objects_box(t, pts, counts, n_poly, sizes, n_sizes, box);
+  lsd_all_job lsd;
+  lsd_all_prepare(t, min_w, box, band_px(sizes, n_sizes), t->threads - 1, &lsd);
   pthread_t tid;
   bool beside = t->threads > 1 && pthread_create(&tid, NULL, lsd_all, &lsd) == 0;
   rect_list hyps = {0};
@@ -377,9 +392,9 @@ tp_status vis__hypotheses(const vis__table *t, const double (*sizes)[2],
     pthread_join(tid, NULL);
   else
     lsd_all(&lsd);
-  edge_hypotheses(t, sizes, n_sizes, lsd.box.raw, lsd.n_box, 0, &hyps);
-  edge_hypotheses(t, sizes, n_sizes, lsd.box.raw, lsd.box.n, lsd.n_box, &hyps);
-  free(lsd.box.raw);
+  edge_hypotheses(t, sizes, n_sizes, lsd.raw, lsd.n_box, 0, &hyps);
+  edge_hypotheses(t, sizes, n_sizes, lsd.raw, lsd.n, lsd.n_box, &hyps);
+  free(lsd.raw);
   *out = hyps.v;
   *n_out = hyps.n;
   return TP_OK;
