@@ -190,6 +190,13 @@ typedef struct {
   int threads;       /* workers scoring hypotheses (1..16; 0 counts as 1);
                         the result is the same for any number */
   FILE *log;         /* debugging: every hypothesis's fate, or NULL */
+  /* The checks made after matching (vis_analyze's colour and card frame
+   * checks): sets phantom[i] for each of the n accepted objects (refined
+   * poses) that is a face fitted where no card lies; true if any card is
+   * one. NULL: no check (the layout reference's matcher). */
+  bool (*phantom_cards)(void *ctx, const vis__table *t, const vis__object *obj, int n,
+                        bool *phantom);
+  void *phantom_ctx;
 } vis__match_params;
 
 /* Chooses, greedily from the top of the pile down, the hypotheses that the
