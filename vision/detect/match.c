@@ -405,25 +405,58 @@ static void rank_faces(const match_ctx *m, hyp *h) {
   }
 }
 
+/* A lamp's glare lifts each pixel toward white by a smooth, spot-shaped
+ * amount g (v -> v + g (white - v)), strongest at the spot: one gain and
+ * offset per face cannot follow it, and under it a brighter look-alike
+ * fits better than the card's own face (tuning hard 3011, 3062, 3080: a
+ * palace seen as an adventure; 3088: a desert as a camel bazaar). The
+ * lift is modelled as a field of unknown shape over the card, one g >= 0
+ * per cell (frame_lift), the same for every face that meets the others
+ * (settle_type). */
+enum { LIFT_CELLS_X = VIS__LIFT_CELLS_X, LIFT_CELLS_Y = VIS__LIFT_CELLS_Y };
+enum { LIFT_CELLS = LIFT_CELLS_X * LIFT_CELLS_Y };
+enum { LIFT_BINS = 64 }; /* the median's histogram: lifts -0.28 .. 1 */
+#define LIFT_BIN 0.02
+#define LIFT_MAX 0.9       /* a cell lifted more shows nearly nothing */
+#define LIFT_MIN_ROOM 20.0 /* L of the face this far under white at least */
+#define LIFT_MIN_FRAME 20  /* frame samples a cell needs for its own lift */
+typedef struct {
+  double g[LIFT_CELLS];
+} lift_field;
+static const double lift_white[3] = {255, 128, 128};
+
+static int lift_cell(const hyp *h, int k) {
+  int i = h->idx[k] % h->tw, j = h->idx[k] / h->tw;
+  return (j * LIFT_CELLS_Y / h->th) * LIFT_CELLS_X + i * LIFT_CELLS_X / h->tw;
+}
+
+/* The fitted face's Lab at sample k, lifted by lf (NULL: no lift). */
+static void predict(const match_ctx *m, const hyp *h, const vis__object *o,
+                    const lift_field *lf, int k, double p[3]) {
+  int N = h->tw * h->th, i = o->flipped ? N - 1 - h->idx[k] : h->idx[k];
+  const float *f = m->tpl[o->face].lab + 3 * i;
+  for (int c = 0; c < 3; c++) p[c] = o->gain[c] * f[c] + o->offset[c];
+  if (!lf) return;
+  double g = lf->g[lift_cell(h, k)];
+  for (int c = 0; c < 3; c++) p[c] += g * (lift_white[c] - p[c]);
+}
+
 /* Two faces of one family (the five adventures) share most of their
  * print: decide between them only where they differ. Returns how many of
  * those samples each explains; *n_disc the number of such samples. */
 static void discriminate(const match_ctx *m, const hyp *h, const vis__object *a,
-                         const vis__object *b, int *na, int *nb, int *n_disc) {
-  int N = h->tw * h->th;
-  const float *fa = m->tpl[a->face].lab, *fb = m->tpl[b->face].lab;
+                         const vis__object *b, const lift_field *la, const lift_field *lb,
+                         int *na, int *nb, int *n_disc) {
   *na = *nb = *n_disc = 0;
   for (int k = 0; k < h->n; k++) {
     if (!is_free(m, h->pix[k])) continue;
-    int ia = a->flipped ? N - 1 - h->idx[k] : h->idx[k];
-    int ib = b->flipped ? N - 1 - h->idx[k] : h->idx[k];
-    double d = 0, ra = 0, rb = 0;
+    double d = 0, ra = 0, rb = 0, pa[3], pb[3];
+    predict(m, h, a, la, k, pa);
+    predict(m, h, b, lb, k, pb);
     for (int c = 0; c < 3; c++) {
-      double pa = a->gain[c] * fa[3 * ia + c] + a->offset[c];
-      double pb = b->gain[c] * fb[3 * ib + c] + b->offset[c];
-      d += channel_weight[c] * fabs(pa - pb);
-      ra += channel_weight[c] * fabs(h->lab[3 * k + c] - pa);
-      rb += channel_weight[c] * fabs(h->lab[3 * k + c] - pb);
+      d += channel_weight[c] * fabs(pa[c] - pb[c]);
+      ra += channel_weight[c] * fabs(h->lab[3 * k + c] - pa[c]);
+      rb += channel_weight[c] * fabs(h->lab[3 * k + c] - pb[c]);
     }
     if (d < 0.4 * m->mp->tau) continue; /* both faces look alike here */
     (*n_disc)++;
@@ -437,21 +470,20 @@ static void discriminate(const match_ctx *m, const hyp *h, const vis__object *a,
  * face's fitted residual summed over the free samples, every sample's
  * capped at tau (something else lying there is no evidence). */
 static int residual_sums(const match_ctx *m, const hyp *h, const vis__object *a,
-                         const vis__object *b, double *sa, double *sb) {
-  int N = h->tw * h->th;
-  const float *fa = m->tpl[a->face].lab, *fb = m->tpl[b->face].lab;
+                         const vis__object *b, const lift_field *la, const lift_field *lb,
+                         double *sa, double *sb) {
   double tau = m->mp->tau;
   *sa = *sb = 0;
   int n = 0;
   for (int k = 0; k < h->n; k++) {
     if (!is_free(m, h->pix[k])) continue;
     n++;
-    int ia = a->flipped ? N - 1 - h->idx[k] : h->idx[k];
-    int ib = b->flipped ? N - 1 - h->idx[k] : h->idx[k];
-    double ra = 0, rb = 0;
+    double ra = 0, rb = 0, pa[3], pb[3];
+    predict(m, h, a, la, k, pa);
+    predict(m, h, b, lb, k, pb);
     for (int c = 0; c < 3; c++) {
-      ra += channel_weight[c] * fabs(h->lab[3 * k + c] - (a->gain[c] * fa[3 * ia + c] + a->offset[c]));
-      rb += channel_weight[c] * fabs(h->lab[3 * k + c] - (b->gain[c] * fb[3 * ib + c] + b->offset[c]));
+      ra += channel_weight[c] * fabs(h->lab[3 * k + c] - pa[c]);
+      rb += channel_weight[c] * fabs(h->lab[3 * k + c] - pb[c]);
     }
     *sa += fmin(ra, tau);
     *sb += fmin(rb, tau);
@@ -502,7 +534,7 @@ static void score_hyp(const match_ctx *m, hyp *h) {
   if (runner.face >= 0 && m->tpl[best.face].kind == VIS__FACE_TYPE &&
       m->tpl[runner.face].kind == VIS__FACE_TYPE && runner.explained > 0.8 * best.explained) {
     int na, nb, nd;
-    discriminate(m, h, &best, &runner, &na, &nb, &nd);
+    discriminate(m, h, &best, &runner, NULL, NULL, &na, &nb, &nd);
     if (nb > na) { /* the runner-up explains the telling part better */
       vis__object t = best;
       best = runner;
@@ -1138,16 +1170,173 @@ static void refine_item(void *ctx, int worker, int item) {
  * normal 3245) does not replace it */
 #define SETTLE_MAX_WORSE 0.05
 static int fine_verdict(const match_ctx *m, const hyp *h, const vis__object *a,
-                        const vis__object *b, int nd, int16_t i) {
+                        const vis__object *b, const lift_field *la, const lift_field *lb,
+                        int nd, int16_t i) {
   if (nd >= SETTLE_MIN_DISC) return 0;
   double sa, sb;
-  if (residual_sums(m, h, a, b, &sa, &sb) < SETTLE_FINE_MIN) return 0;
+  if (residual_sums(m, h, a, b, la, lb, &sa, &sb) < SETTLE_FINE_MIN) return 0;
   if (m->mp->log)
     fprintf(m->mp->log, "object %d: types %d and %d differ in %d samples; residual sums %.0f, %.0f\n",
             i, m->tpl[a->face].index, m->tpl[b->face].index, nd, sa, sb);
   if (sb < (1 - SETTLE_FINE_MARGIN) * sa) return 1;
   if (sa < (1 - SETTLE_FINE_MARGIN) * sb) return -1;
   return 0;
+}
+
+/* Sample k lies on the frame all card faces share (within LIFT_RING_MM
+ * of the outline): there every face predicts the same, so the lift seen
+ * there does not favour one type. */
+#define LIFT_RING_MM 7
+static bool on_frame(const hyp *h, int k) {
+  int i = h->idx[k] % h->tw, j = h->idx[k] / h->tw;
+  return i < LIFT_RING_MM || j < LIFT_RING_MM || i >= h->tw - LIFT_RING_MM ||
+         j >= h->th - LIFT_RING_MM;
+}
+
+/* The lift of each cell, from the frame's free samples under o's fitted
+ * face: the median of (L seen - L fitted) / (white - L fitted), at least
+ * 0; a cell without frame samples (the middle ones) takes the mean of
+ * its neighbours'. Returns the strongest cell's; *step: the largest
+ * difference between two neighbouring cells measured. Samples where the
+ * face is nearly white say nothing about it. */
+static double frame_lift(const match_ctx *m, const hyp *h, const vis__object *o,
+                         lift_field *lf, double *step) {
+  uint16_t hist[LIFT_CELLS][LIFT_BINS];
+  int n[LIFT_CELLS] = {0};
+  memset(hist, 0, sizeof hist);
+  for (int k = 0; k < h->n; k++) {
+    if (!on_frame(h, k) || !is_free(m, h->pix[k])) continue;
+    double p[3];
+    predict(m, h, o, NULL, k, p);
+    double room = lift_white[0] - p[0];
+    if (room < LIFT_MIN_ROOM) continue;
+    int b = (int)floor(((h->lab[3 * k] - p[0]) / room + 0.28) / LIFT_BIN);
+    b = b < 0 ? 0 : b >= LIFT_BINS ? LIFT_BINS - 1 : b;
+    int c = lift_cell(h, k);
+    if (hist[c][b] < UINT16_MAX) hist[c][b]++, n[c]++;
+  }
+  for (int c = 0; c < LIFT_CELLS; c++) {
+    int below = 0, b = 0;
+    while (b < LIFT_BINS - 1 && 2 * (below + hist[c][b]) < n[c]) below += hist[c][b++];
+    lf->g[c] = fmin(LIFT_MAX, fmax(0, (b + 0.5) * LIFT_BIN - 0.28));
+  }
+  double strongest = 0;
+  *step = 0;
+  for (int c = 0; c < LIFT_CELLS; c++) {
+    int cx = c % LIFT_CELLS_X, cy = c / LIFT_CELLS_X;
+    if (n[c] >= LIFT_MIN_FRAME && cx + 1 < LIFT_CELLS_X && n[c + 1] >= LIFT_MIN_FRAME)
+      *step = fmax(*step, fabs(lf->g[c] - lf->g[c + 1]));
+    if (n[c] >= LIFT_MIN_FRAME && cy + 1 < LIFT_CELLS_Y && n[c + LIFT_CELLS_X] >= LIFT_MIN_FRAME)
+      *step = fmax(*step, fabs(lf->g[c] - lf->g[c + LIFT_CELLS_X]));
+  }
+  for (int c = 0; c < LIFT_CELLS; c++) {
+    if (n[c] < LIFT_MIN_FRAME) {
+      int cx = c % LIFT_CELLS_X, cy = c / LIFT_CELLS_X, nn = 0;
+      double sum = 0;
+      static const int d[4][2] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
+      for (int q = 0; q < 4; q++) {
+        int x = cx + d[q][0], y = cy + d[q][1], e = y * LIFT_CELLS_X + x;
+        if (x < 0 || y < 0 || x >= LIFT_CELLS_X || y >= LIFT_CELLS_Y || n[e] < LIFT_MIN_FRAME)
+          continue;
+        sum += lf->g[e], nn++;
+      }
+      lf->g[c] = nn ? sum / nn : 0;
+    }
+    strongest = fmax(strongest, lf->g[c]);
+  }
+  return strongest;
+}
+
+/* The samples freed of the lift lf, (seen - g white) / (1 - g), into
+ * clear (3 * h->n + 1 floats, as hyp.lab) and each sample's g into g_of. */
+static void free_of_lift(const hyp *h, const lift_field *lf, float *clear, double *g_of) {
+  for (int k = 0; k < h->n; k++) {
+    double g = lf->g[lift_cell(h, k)];
+    g_of[k] = g;
+    for (int c = 0; c < 3; c++)
+      clear[3 * k + c] = (float)((h->lab[3 * k + c] - g * lift_white[c]) / (1 - g));
+  }
+  clear[3 * h->n] = 0;
+}
+
+/* o refitted under the lift: gain and offset fitted to the samples freed
+ * of it (hc: h with free_of_lift's samples, so their sums); o->explained
+ * counts the free samples the lifted face explains as they are seen (the
+ * arithmetic of predict with each sample's lift g_of). */
+static void fit_lifted(const match_ctx *m, const hyp *h, const hyp *hc, int valid,
+                       const double so[3], const double *g_of, vis__object *o) {
+  vis__object refit;
+  score_face(m, hc, valid, so, o->face, o->flipped, false, -1, &refit);
+  memcpy(o->gain, refit.gain, sizeof o->gain);
+  memcpy(o->offset, refit.offset, sizeof o->offset);
+  int N = h->tw * h->th, explained = 0;
+  const float *face = m->tpl[o->face].lab;
+  for (int q = 0; q < valid; q++) {
+    int k = m->list[q], i = o->flipped ? N - 1 - h->idx[k] : h->idx[k];
+    double r = 0, g = g_of[k];
+    for (int c = 0; c < 3; c++) {
+      double p = o->gain[c] * face[3 * i + c] + o->offset[c];
+      p += g * (lift_white[c] - p);
+      r += channel_weight[c] * fabs(h->lab[3 * k + c] - p);
+    }
+    explained += r < m->mp->tau;
+  }
+  o->explained = explained;
+  o->score = valid ? (double)explained / valid : 0;
+}
+
+/* When the frame under the object's own face (cand[own]) shows a lift
+ * of at least LIFT_GATE in some cell, smooth (neighbouring cells at most
+ * LIFT_MAX_STEP apart: a white sticker or a carpet's light border beside
+ * a cell is no glare, tuning easy 3010), one lift field for the card is
+ * made from the frame (the own face refitted under it once, and the
+ * field measured again), every candidate is refitted under that field
+ * into lifted[] and *top is the most any of them explains; false
+ * (nothing changed) without glare or memory. */
+#define LIFT_GATE 0.1
+#define LIFT_MAX_STEP 0.2
+static bool lift_all(const match_ctx *m, const hyp *h, int valid, const vis__object *cand,
+                     int n_cand, int own, int16_t i, vis__object *lifted, lift_field *lf,
+                     int *top) {
+  double step, strongest = frame_lift(m, h, &cand[own], lf, &step);
+  if (m->mp->log && strongest >= LIFT_GATE)
+    fprintf(m->mp->log, "object %d: frame lifted %.2f, step %.2f\n", i, strongest, step);
+  if (strongest < LIFT_GATE || step > LIFT_MAX_STEP) return false;
+  float *clear = malloc(sizeof(float) * (3 * (size_t)h->n + 1));
+  double *g_of = malloc(sizeof(double) * ((size_t)h->n + 1));
+  if (!clear || !g_of) {
+    free(clear);
+    free(g_of);
+    return false;
+  }
+  hyp hc = *h;
+  hc.lab = clear;
+  double so[3];
+  vis__object o = cand[own];
+  free_of_lift(h, lf, clear, g_of);
+  sample_sums(&hc, m->list, valid, so);
+  fit_lifted(m, h, &hc, valid, so, g_of, &o);
+  frame_lift(m, h, &o, lf, &step);
+  if (m->mp->log) {
+    fprintf(m->mp->log, "object %d: lift", i);
+    for (int c = 0; c < LIFT_CELLS; c++) fprintf(m->mp->log, " %.2f", lf->g[c]);
+    fprintf(m->mp->log, "\n");
+  }
+  free_of_lift(h, lf, clear, g_of);
+  sample_sums(&hc, m->list, valid, so);
+  *top = 0;
+  for (int c = 0; c < n_cand; c++) {
+    lifted[c] = cand[c];
+    fit_lifted(m, h, &hc, valid, so, g_of, &lifted[c]);
+    *top = lifted[c].explained > *top ? lifted[c].explained : *top;
+    if (m->mp->log)
+      fprintf(m->mp->log, "object %d: face %d%s lifted explains %d (unlifted %d)\n", i,
+              cand[c].face, cand[c].flipped ? " turned" : "", lifted[c].explained,
+              cand[c].explained);
+  }
+  free(clear);
+  free(g_of);
+  return true;
 }
 
 static void settle_type(match_ctx *m, vis__object *o, int16_t i) {
@@ -1175,20 +1364,32 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i) {
       n_cand++;
     }
   }
+  int own = -1;
+  for (int c = 0; c < n_cand; c++)
+    if (cand[c].face == o->face && cand[c].flipped == o->flipped) own = c;
+  /* under a lamp's glare every face meets the others lifted as it fits
+   * best; another face chosen so keeps its fit to the samples freed of
+   * the lift (its card colours) */
+  vis__object lifted[2 * VIS_TYPE_COUNT];
+  lift_field lift;
+  const vis__object *dec = cand;
+  const lift_field *lf = NULL;
+  if (own >= 0 && lift_all(m, &h, valid, cand, n_cand, own, i, lifted, &lift, &top))
+    dec = lifted, lf = &lift;
   int win = -1, runner = -1, na = 0, nb = 0, nd = 0, run_na = 0, run_nb = 0, run_nd = -1;
   for (int c = 0; c < n_cand; c++) {
-    if (cand[c].explained < 8 || cand[c].explained < SETTLE_SHARE * top) continue;
+    if (dec[c].explained < 8 || dec[c].explained < SETTLE_SHARE * top) continue;
     if (win < 0) {
       win = c;
       continue;
     }
-    if (m->tpl[cand[c].face].index == m->tpl[cand[win].face].index) {
-      if (cand[c].explained > cand[win].explained) win = c; /* the better turn */
+    if (m->tpl[dec[c].face].index == m->tpl[dec[win].face].index) {
+      if (dec[c].explained > dec[win].explained) win = c; /* the better turn */
       continue;
     }
-    discriminate(m, &h, &cand[win], &cand[c], &na, &nb, &nd);
-    int fine = fine_verdict(m, &h, &cand[win], &cand[c], nd, i);
-    if (fine ? fine > 0 : nb > na || (nb == na && cand[c].explained > cand[win].explained)) {
+    discriminate(m, &h, &dec[win], &dec[c], lf, lf, &na, &nb, &nd);
+    int fine = fine_verdict(m, &h, &dec[win], &dec[c], lf, lf, nd, i);
+    if (fine ? fine > 0 : nb > na || (nb == na && dec[c].explained > dec[win].explained)) {
       int k = na;
       na = nb, nb = k;
       runner = win, win = c;
@@ -1201,17 +1402,15 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i) {
   }
   /* another type than the matcher's only when it tells itself apart
    * from it directly too */
-  int own = -1;
-  for (int c = 0; c < n_cand; c++)
-    if (cand[c].face == o->face && cand[c].flipped == o->flipped) own = c;
   if (win >= 0 && own >= 0 && m->tpl[cand[win].face].index != tp->index) {
-    discriminate(m, &h, &cand[win], &cand[own], &na, &nb, &nd);
+    discriminate(m, &h, &dec[win], &dec[own], lf, lf, &na, &nb, &nd);
     if (m->mp->log)
       fprintf(m->mp->log, "object %d: type %d (%d) against %d (%d): %d : %d of %d\n", i,
-              m->tpl[cand[win].face].index, cand[win].explained, tp->index,
-              cand[own].explained, na, nb, nd);
+              m->tpl[cand[win].face].index, dec[win].explained, tp->index,
+              dec[own].explained, na, nb, nd);
     double s_win, s_own;
-    int n_fine = residual_sums(m, &h, &cand[win], &cand[own], &s_win, &s_own);
+    int n_fine =
+        residual_sums(m, &h, &dec[win], &dec[own], lf, lf, &s_win, &s_own);
     if (m->mp->log)
       fprintf(m->mp->log, "object %d: residual sums %.0f against %.0f of %d\n", i, s_win, s_own,
               n_fine);
@@ -1229,11 +1428,16 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i) {
       fprintf(m->mp->log, "object %d: type %d settled as %d\n", i, tp->index,
               m->tpl[cand[win].face].index);
     vis__object keep = *o; /* its counts on the matcher's grid */
-    *o = cand[win];
+    *o = dec[win];
     o->r_px = keep.r_px;
     o->total = keep.total;
     o->valid = keep.valid;
     o->explained = (int)lround(o->score * keep.valid);
+    if (lf) { /* the evidence sees the face lifted as it was chosen */
+      o->lifted = true;
+      for (int c = 0; c < LIFT_CELLS; c++)
+        o->lift[o->flipped ? LIFT_CELLS - 1 - c : c] = (float)lift.g[c];
+    }
   }
   /* the same type: the matcher's runner-up and margin stand (its four
    * candidates were the closest faces at its pose) */
@@ -1555,6 +1759,14 @@ double vis__place_residual(const vis__table *t, const vis__face_place *p, double
   if (!vis__table_lab(t, x, y, lab)) return -1;
   const float *f = tp->lab + 3 * ((size_t)j * tp->w + i);
   double r = 0;
+  if (o->lifted) {
+    double g = o->lift[(j * LIFT_CELLS_Y / tp->h) * LIFT_CELLS_X + i * LIFT_CELLS_X / tp->w];
+    for (int c = 0; c < 3; c++) {
+      double pc = o->gain[c] * f[c] + o->offset[c];
+      r += channel_weight[c] * fabs(lab[c] - (pc + g * (lift_white[c] - pc)));
+    }
+    return r;
+  }
   for (int c = 0; c < 3; c++)
     r += channel_weight[c] * fabs(lab[c] - (o->gain[c] * f[c] + o->offset[c]));
   return r;

@@ -165,6 +165,8 @@ tp_status vis__template_build(const tp_image *face, double w_mm, double h_mm,
                               tp_error *err);
 void vis__template_free(vis__template *t);
 
+enum { VIS__LIFT_CELLS_X = 3, VIS__LIFT_CELLS_Y = 4 }; /* vis__object.lift */
+
 /* A card or carpet the matcher accepted, in acceptance order: what lies on
  * top is accepted first because all of it is visible. */
 typedef struct {
@@ -180,6 +182,12 @@ typedef struct {
   int disc_samples;    /* samples where best and runner-up differ, -1: n/a */
   double disc_margin;  /* (best - runner-up) / disc_samples there */
   double gain[3], offset[3];
+  /* a lamp's glare: the face's colours lifted toward white by lift[c] in
+   * cell c of VIS__LIFT_CELLS_X x VIS__LIFT_CELLS_Y over the face (its
+   * own axes, row by row), when lifted; set where the type was decided
+   * under a glare (match.c settle_type) */
+  bool lifted;
+  float lift[VIS__LIFT_CELLS_X * VIS__LIFT_CELLS_Y];
 } vis__object;
 
 typedef struct {
