@@ -501,6 +501,19 @@ static void test_carpet_unseen(void **state) {
   free(s.log);
 }
 
+/* The first "flight ..." line of the game's log, for the caller to free;
+ * ends the game (the tests that replay one flight compare just this). */
+static char *first_flight_line(wch *w, sink *s) {
+  char *flight = strstr(s->log, "\nflight ");
+  assert_non_null(flight);
+  size_t n = strcspn(flight + 1, "\n");
+  char *line = calloc(1, n + 1);
+  memcpy(line, flight + 1, n);
+  wch_destroy(w);
+  free(s->log);
+  return line;
+}
+
 /* The flight's line when green, seen to land on card 4, is not shown by
  * the frame in which red (on card 4 or 5, at red_x, red_y) lands last. */
 static char *flight_green_unseen(double red_x, double red_y, int red_card) {
@@ -515,14 +528,7 @@ static char *flight_green_unseen(double red_x, double red_y, int red_card) {
   add_carpet(&o, "blue", 90, 90, 0);
   add_carpet(&o, "red", red_x, red_y, red_card);
   observe(w, &o);
-  char *flight = strstr(s.log, "\nflight ");
-  assert_non_null(flight);
-  size_t n = strcspn(flight + 1, "\n");
-  char *line = calloc(1, n + 1);
-  memcpy(line, flight + 1, n);
-  wch_destroy(w);
-  free(s.log);
-  return line;
+  return first_flight_line(w, &s);
 }
 
 /* A carpet seen to land that the last frame does not show, where a
@@ -629,14 +635,7 @@ static char *stacked_flight(bool unsure, bool red_low) {
   assert_int_equal(wch_obs_parse_json(back, strlen(back), "o", &o, &err), TP_OK);
   free(back);
   observe(w, &o);
-  char *flight = strstr(s.log, "\nflight ");
-  assert_non_null(flight);
-  size_t n = strcspn(flight + 1, "\n");
-  char *line = calloc(1, n + 1);
-  memcpy(line, flight + 1, n);
-  wch_destroy(w);
-  free(s.log);
-  return line;
+  return first_flight_line(w, &s);
 }
 
 /* A carpet that slid under one thrown before it is not on a card where
