@@ -1339,6 +1339,69 @@ static bool lift_all(const match_ctx *m, const hyp *h, int valid, const vis__obj
   return true;
 }
 
+/* settle_type's race of the candidate faces: the winner, the runner-up
+ * closest to it and their counts in the samples that tell them apart
+ * (run_na the winner's, run_nb the runner-up's, of run_nd). */
+typedef struct {
+  int win, runner;
+  int run_na, run_nb, run_nd;
+} type_race;
+
+/* Each candidate that explains enough samples (SETTLE_SHARE of the best,
+ * top) meets the winner so far where their faces differ; of two turns of
+ * one type the better stays. */
+static type_race race_types(const match_ctx *m, const hyp *h, const vis__object *dec, int n_cand,
+                            int top, const lift_field *lf, int16_t i) {
+  type_race r = {.win = -1, .runner = -1, .run_nd = -1};
+  int na = 0, nb = 0, nd = 0;
+  for (int c = 0; c < n_cand; c++) {
+    if (dec[c].explained < 8 || dec[c].explained < SETTLE_SHARE * top) continue;
+    if (r.win < 0) {
+      r.win = c;
+      continue;
+    }
+    if (m->tpl[dec[c].face].index == m->tpl[dec[r.win].face].index) {
+      if (dec[c].explained > dec[r.win].explained) r.win = c; /* the better turn */
+      continue;
+    }
+    discriminate(m, h, &dec[r.win], &dec[c], lf, lf, &na, &nb, &nd);
+    int fine = fine_verdict(m, h, &dec[r.win], &dec[c], lf, lf, nd, i);
+    if (fine ? fine > 0 : nb > na || (nb == na && dec[c].explained > dec[r.win].explained)) {
+      int k = na;
+      na = nb, nb = k;
+      r.runner = r.win, r.win = c;
+    } else if (r.runner < 0 || na - nb < r.run_na - r.run_nb) {
+      r.runner = c;
+    } else {
+      continue;
+    }
+    r.run_na = na, r.run_nb = nb, r.run_nd = nd;
+  }
+  return r;
+}
+
+/* Whether the matcher's own face (dec[own]) stands against the race's
+ * winner of another type: the winner must tell itself apart from it
+ * directly too, by a margin of the samples that differ or, for
+ * look-alikes that differ in few, by the residual sums. *na, *nb, *nd:
+ * the winner's and the own face's samples of those that differ. */
+static bool own_stands(const match_ctx *m, const hyp *h, const vis__object *dec, int win, int own,
+                       const lift_field *lf, int16_t i, int *na, int *nb, int *nd) {
+  discriminate(m, h, &dec[win], &dec[own], lf, lf, na, nb, nd);
+  if (m->mp->log)
+    fprintf(m->mp->log, "object %d: type %d (%d) against %d (%d): %d : %d of %d\n", i,
+            m->tpl[dec[win].face].index, dec[win].explained, m->tpl[dec[own].face].index,
+            dec[own].explained, *na, *nb, *nd);
+  double s_win, s_own;
+  int n_fine = residual_sums(m, h, &dec[win], &dec[own], lf, lf, &s_win, &s_own);
+  if (m->mp->log)
+    fprintf(m->mp->log, "object %d: residual sums %.0f against %.0f of %d\n", i, s_win, s_own,
+            n_fine);
+  return *nd < SETTLE_MIN_DISC
+             ? n_fine < SETTLE_FINE_MIN || s_win >= (1 - SETTLE_FINE_MARGIN) * s_own
+             : *na - *nb < SETTLE_MIN_MARGIN * *nd || s_win > (1 + SETTLE_MAX_WORSE) * s_own;
+}
+
 static void settle_type(match_ctx *m, vis__object *o, int16_t i) {
   const vis__template *tp = &m->tpl[o->face];
   if (tp->kind != VIS__FACE_TYPE) return;
@@ -1376,59 +1439,19 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i) {
   const lift_field *lf = NULL;
   if (own >= 0 && lift_all(m, &h, valid, cand, n_cand, own, i, lifted, &lift, &top))
     dec = lifted, lf = &lift;
-  int win = -1, runner = -1, na = 0, nb = 0, nd = 0, run_na = 0, run_nb = 0, run_nd = -1;
-  for (int c = 0; c < n_cand; c++) {
-    if (dec[c].explained < 8 || dec[c].explained < SETTLE_SHARE * top) continue;
-    if (win < 0) {
-      win = c;
-      continue;
-    }
-    if (m->tpl[dec[c].face].index == m->tpl[dec[win].face].index) {
-      if (dec[c].explained > dec[win].explained) win = c; /* the better turn */
-      continue;
-    }
-    discriminate(m, &h, &dec[win], &dec[c], lf, lf, &na, &nb, &nd);
-    int fine = fine_verdict(m, &h, &dec[win], &dec[c], lf, lf, nd, i);
-    if (fine ? fine > 0 : nb > na || (nb == na && dec[c].explained > dec[win].explained)) {
-      int k = na;
-      na = nb, nb = k;
-      runner = win, win = c;
-    } else if (runner < 0 || na - nb < run_na - run_nb) {
-      runner = c;
-    } else {
-      continue;
-    }
-    run_na = na, run_nb = nb, run_nd = nd;
-  }
+  type_race r = race_types(m, &h, dec, n_cand, top, lf, i);
   /* another type than the matcher's only when it tells itself apart
    * from it directly too */
-  if (win >= 0 && own >= 0 && m->tpl[cand[win].face].index != tp->index) {
-    discriminate(m, &h, &dec[win], &dec[own], lf, lf, &na, &nb, &nd);
-    if (m->mp->log)
-      fprintf(m->mp->log, "object %d: type %d (%d) against %d (%d): %d : %d of %d\n", i,
-              m->tpl[cand[win].face].index, dec[win].explained, tp->index,
-              dec[own].explained, na, nb, nd);
-    double s_win, s_own;
-    int n_fine =
-        residual_sums(m, &h, &dec[win], &dec[own], lf, lf, &s_win, &s_own);
-    if (m->mp->log)
-      fprintf(m->mp->log, "object %d: residual sums %.0f against %.0f of %d\n", i, s_win, s_own,
-              n_fine);
-    bool keep_own = nd < SETTLE_MIN_DISC ? n_fine < SETTLE_FINE_MIN ||
-                                               s_win >= (1 - SETTLE_FINE_MARGIN) * s_own
-                                         : na - nb < SETTLE_MIN_MARGIN * nd ||
-                                               s_win > (1 + SETTLE_MAX_WORSE) * s_own;
-    if (keep_own) {
-      runner = win, win = own;
-      run_na = nb, run_nb = na, run_nd = nd;
-    }
-  }
-  if (win >= 0 && m->tpl[cand[win].face].index != tp->index) {
+  int na = 0, nb = 0, nd = 0;
+  if (r.win >= 0 && own >= 0 && m->tpl[cand[r.win].face].index != tp->index &&
+      own_stands(m, &h, dec, r.win, own, lf, i, &na, &nb, &nd))
+    r = (type_race){.win = own, .runner = r.win, .run_na = nb, .run_nb = na, .run_nd = nd};
+  if (r.win >= 0 && m->tpl[cand[r.win].face].index != tp->index) {
     if (m->mp->log)
       fprintf(m->mp->log, "object %d: type %d settled as %d\n", i, tp->index,
-              m->tpl[cand[win].face].index);
+              m->tpl[cand[r.win].face].index);
     vis__object keep = *o; /* its counts on the matcher's grid */
-    *o = dec[win];
+    *o = dec[r.win];
     o->r_px = keep.r_px;
     o->total = keep.total;
     o->valid = keep.valid;
@@ -1441,11 +1464,11 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i) {
   }
   /* the same type: the matcher's runner-up and margin stand (its four
    * candidates were the closest faces at its pose) */
-  if (win >= 0 && runner >= 0 && m->tpl[cand[win].face].index != tp->index) {
-    o->second_face = cand[runner].face;
-    o->second_explained = valid ? (int)lround((double)cand[runner].explained * o->valid / valid) : 0;
-    o->disc_samples = run_nd / (m->mp->step * m->mp->step); /* on the matcher's grid */
-    o->disc_margin = run_nd > 0 ? (double)(run_na - run_nb) / run_nd : 0;
+  if (r.win >= 0 && r.runner >= 0 && m->tpl[cand[r.win].face].index != tp->index) {
+    o->second_face = cand[r.runner].face;
+    o->second_explained = valid ? (int)lround((double)cand[r.runner].explained * o->valid / valid) : 0;
+    o->disc_samples = r.run_nd / (m->mp->step * m->mp->step); /* on the matcher's grid */
+    o->disc_margin = r.run_nd > 0 ? (double)(r.run_na - r.run_nb) / r.run_nd : 0;
   }
   m->self = INT16_MAX;
   free_hyp(&h);
