@@ -430,15 +430,21 @@ static int lift_cell(const hyp *h, int k) {
   return (j * LIFT_CELLS_Y / h->th) * LIFT_CELLS_X + i * LIFT_CELLS_X / h->tw;
 }
 
-/* The fitted face's Lab at sample k, lifted by lf (NULL: no lift). */
-static void predict(const match_ctx *m, const hyp *h, const vis__object *o,
-                    const lift_field *lf, int k, double p[3]) {
+/* The fitted face o's Lab at sample k (of h): its texel's, lifted
+ * toward white by g (0: no lift). */
+static void predict_lifted(const match_ctx *m, const hyp *h, const vis__object *o, int k,
+                           double g, double p[3]) {
   int N = h->tw * h->th, i = o->flipped ? N - 1 - h->idx[k] : h->idx[k];
   const float *f = m->tpl[o->face].lab + 3 * i;
   for (int c = 0; c < 3; c++) p[c] = o->gain[c] * f[c] + o->offset[c];
-  if (!lf) return;
-  double g = lf->g[lift_cell(h, k)];
+  if (g == 0) return;
   for (int c = 0; c < 3; c++) p[c] += g * (lift_white[c] - p[c]);
+}
+
+/* The fitted face's Lab at sample k, lifted by lf (NULL: no lift). */
+static void predict(const match_ctx *m, const hyp *h, const vis__object *o,
+                    const lift_field *lf, int k, double p[3]) {
+  predict_lifted(m, h, o, k, lf ? lf->g[lift_cell(h, k)] : 0, p);
 }
 
 /* Two faces of one family (the five adventures) share most of their
@@ -1261,24 +1267,20 @@ static void free_of_lift(const hyp *h, const lift_field *lf, float *clear, doubl
 
 /* o refitted under the lift: gain and offset fitted to the samples freed
  * of it (hc: h with free_of_lift's samples, so their sums); o->explained
- * counts the free samples the lifted face explains as they are seen (the
- * arithmetic of predict with each sample's lift g_of). */
+ * counts the free samples the lifted face explains as they are seen (each
+ * sample's lift g_of, made once per card by free_of_lift). */
 static void fit_lifted(const match_ctx *m, const hyp *h, const hyp *hc, int valid,
                        const double so[3], const double *g_of, vis__object *o) {
   vis__object refit;
   score_face(m, hc, valid, so, o->face, o->flipped, false, -1, &refit);
   memcpy(o->gain, refit.gain, sizeof o->gain);
   memcpy(o->offset, refit.offset, sizeof o->offset);
-  int N = h->tw * h->th, explained = 0;
-  const float *face = m->tpl[o->face].lab;
+  int explained = 0;
   for (int q = 0; q < valid; q++) {
-    int k = m->list[q], i = o->flipped ? N - 1 - h->idx[k] : h->idx[k];
-    double r = 0, g = g_of[k];
-    for (int c = 0; c < 3; c++) {
-      double p = o->gain[c] * face[3 * i + c] + o->offset[c];
-      p += g * (lift_white[c] - p);
-      r += channel_weight[c] * fabs(h->lab[3 * k + c] - p);
-    }
+    int k = m->list[q];
+    double p[3], r = 0;
+    predict_lifted(m, h, o, k, g_of[k], p);
+    for (int c = 0; c < 3; c++) r += channel_weight[c] * fabs(h->lab[3 * k + c] - p[c]);
     explained += r < m->mp->tau;
   }
   o->explained = explained;
