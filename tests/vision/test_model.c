@@ -1,4 +1,6 @@
-/* model.c and fit.c's shortcuts against their plain loops. model.c: the table's own colours (vis__background_histogram) must be
+/* model.c and fit.c's shortcuts against their plain loops, and
+ * reference.c's medians (vis__kth_smallest) against a full sort.
+ * model.c: the table's own colours (vis__background_histogram) must be
  * exactly what testing every sample against every object gives: the row
  * boxes only skip objects that cannot contain the sample. */
 #define _POSIX_C_SOURCE 200809L
@@ -118,10 +120,42 @@ static void test_object_fraction_above_agrees(void **state) {
   tp_image_free(&t.object);
 }
 
+static int by_float(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+/* vis__kth_smallest (reference.c's medians) is what a full sort puts at
+ * k, for every k, on arrays with many ties, sorted, reversed and random
+ * runs of lengths 1..60 and one of 5001. */
+static void test_kth_smallest_equals_sort(void **state) {
+  (void)state;
+  float v[5001], sorted[5001], work[5001];
+  unsigned seed = 12345;
+  for (int len = 1; len <= 5001; len = len < 60 ? len + 1 : 5001) {
+    for (int shape = 0; shape < 4; shape++) {
+      for (int i = 0; i < len; i++) {
+        seed = seed * 1103515245u + 12345u;
+        int r = (int)((seed >> 8) % 1000u);
+        v[i] = shape == 0 ? (float)(r % 7) : shape == 1 ? (float)i
+               : shape == 2 ? (float)(len - i) : (float)r / 37.0f - 9.0f;
+      }
+      memcpy(sorted, v, sizeof(float) * (size_t)len);
+      qsort(sorted, (size_t)len, sizeof(float), by_float);
+      for (int k = 0; k < len; k += len > 100 ? 97 : 1) {
+        memcpy(work, v, sizeof(float) * (size_t)len);
+        assert_true(vis__kth_smallest(work, (size_t)len, (size_t)k) == sorted[k]);
+      }
+    }
+    if (len == 5001) break;
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_background_equals_plain_loop),
       cmocka_unit_test(test_object_fraction_above_agrees),
+      cmocka_unit_test(test_kth_smallest_equals_sort),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -254,6 +254,10 @@ double vis__now_ms(void);
  * result that still carries the stage times. Returns st. */
 tp_status vis__finish_result(vis_result *res, double t0, tp_status st);
 
+/* The k-th smallest of v[0..n) (k < n, counted from 0), as v[k] would be
+ * after sorting v; v is reordered (reference.c: the change mask's medians). */
+float vis__kth_smallest(float *v, size_t n, size_t k);
+
 /* ---- card evidence (evidence.c) ---- */
 
 /* How well an object's face explains a card where it lies alone (one
