@@ -758,18 +758,103 @@ typedef struct {
   double *pred; /* the face's fitted colour per texel, for every pose */
 } pose_memo;
 
-static double memo_cost(pose_memo *pm, const vis__table *t, const vis__template *tp,
-                        const int16_t *claim, int16_t self, const vis__object *o,
-                        const vis_rect *r, int stride) {
+/* The cost remembered for pose r at stride, if any (*cost). */
+static bool memo_find(const pose_memo *pm, const vis_rect *r, int stride, double *cost) {
   const double key[4] = {r->center.x, r->center.y, r->angle_deg, stride};
   for (int i = 0; i < pm->n; i++)
-    if (!memcmp(pm->key[i], key, sizeof key)) return pm->cost[i];
-  double c = pose_cost(t, tp, claim, self, pm->pred, r, o->flipped, stride);
+    if (!memcmp(pm->key[i], key, sizeof key)) return *cost = pm->cost[i], true;
+  return false;
+}
+
+static void memo_add(pose_memo *pm, const vis_rect *r, int stride, double cost) {
+  const double key[4] = {r->center.x, r->center.y, r->angle_deg, stride};
   memcpy(pm->key[pm->next], key, sizeof key);
-  pm->cost[pm->next] = c;
+  pm->cost[pm->next] = cost;
   pm->next = (pm->next + 1) % POSE_MEMO;
   if (pm->n < POSE_MEMO) pm->n++;
+}
+
+/* One pose search: what every pose it measures shares. */
+typedef struct {
+  const vis__table *t;
+  const vis__template *tp;
+  const int16_t *claim;
+  int16_t self;
+  bool flipped;
+  int threads; /* workers measuring a sweep's poses (1: one at a time) */
+  pose_memo pm;
+} pose_search;
+
+static double search_cost(pose_search *ps, const vis_rect *r, int stride) {
+  double c;
+  if (memo_find(&ps->pm, r, stride, &c)) return c;
+  c = pose_cost(ps->t, ps->tp, ps->claim, ps->self, ps->pm.pred, r, ps->flipped, stride);
+  memo_add(&ps->pm, r, stride, c);
   return c;
+}
+
+/* The poses of a sweep measured at once, one item each (parallel.c):
+ * pose_cost only reads the table, the claims and the fitted face. */
+typedef struct {
+  const pose_search *ps;
+  int stride;
+  vis_rect pose[6];
+  double cost[6];
+  int todo[6]; /* the moves whose pose is not remembered */
+} pose_batch;
+
+static void pose_cost_item(void *ctx, int worker, int item) {
+  (void)worker;
+  pose_batch *b = ctx;
+  const pose_search *ps = b->ps;
+  int k = b->todo[item];
+  b->cost[k] = pose_cost(ps->t, ps->tp, ps->claim, ps->self, ps->pm.pred, &b->pose[k],
+                         ps->flipped, b->stride);
+}
+
+/* One sweep of the coordinate descent: the six moves in turn, each from
+ * the pose reached so far, taken when it lowers the cost. Up to
+ * ps->threads poses not remembered are measured at once from the same
+ * pose; the first of them that lowers the cost is taken and the moves
+ * after it are tried again from there, so the poses taken and their
+ * costs are those of one move at a time (pose_cost is a function of the
+ * pose; the memo only saves work), and with one worker no pose more is
+ * measured. Returns whether a move was taken. */
+static bool sweep(pose_search *ps, int stride, double step, double astep, vis_rect *best,
+                  double *cost) {
+  const double d[6][3] = {{step, 0, 0}, {-step, 0, 0}, {0, step, 0},
+                          {0, -step, 0}, {0, 0, astep}, {0, 0, -astep}};
+  bool moved = false;
+  for (int k0 = 0; k0 < 6;) {
+    pose_batch b = {.ps = ps, .stride = stride};
+    int n_todo = 0, k_end = k0;
+    bool lower = false; /* a remembered pose lowers it: measure none after */
+    for (; k_end < 6 && n_todo < ps->threads && !lower; k_end++) {
+      vis_rect r = *best;
+      r.center.x += d[k_end][0];
+      r.center.y += d[k_end][1];
+      r.angle_deg += d[k_end][2];
+      b.pose[k_end] = r;
+      if (!memo_find(&ps->pm, &r, stride, &b.cost[k_end]))
+        b.todo[n_todo++] = k_end;
+      else
+        lower = b.cost[k_end] < *cost;
+    }
+    vis__parallel_for(ps->threads, n_todo, pose_cost_item, &b);
+    for (int i = 0; i < n_todo; i++) memo_add(&ps->pm, &b.pose[b.todo[i]], stride, b.cost[b.todo[i]]);
+    int taken = -1;
+    for (int k = k0; k < k_end && taken < 0; k++)
+      if (b.cost[k] < *cost) taken = k;
+    if (taken < 0) {
+      k0 = k_end;
+      continue;
+    }
+    *best = b.pose[taken];
+    *cost = b.cost[taken];
+    moved = true;
+    k0 = taken + 1;
+  }
+  return moved;
 }
 
 /* The face's colours as o's gain/offset fit predicts them, 3 per texel:
@@ -788,32 +873,22 @@ static double *fitted_face(const vis__template *tp, const vis__object *o) {
 
 /* Pose search: coordinate descent on the face misfit, with steps in
  * position (pixels) and angle (degrees) halved each round, from step0 and
- * astep0; the last two rounds on every sample. Out of memory: o stays
+ * astep0; the last two rounds on every sample. threads: workers for each
+ * sweep's poses (the same pose for any number). Out of memory: o stays
  * where it is. */
 static void refine_from(const vis__table *t, const vis__template *tp, const int16_t *claim,
                         int16_t self, vis__object *o, double step0, double astep0,
-                        int rounds) {
+                        int rounds, int threads) {
   vis_rect best = o->r_px;
   double step = step0, astep = astep0;
-  pose_memo pm = {.n = 0, .next = 0, .pred = fitted_face(tp, o)};
-  if (!pm.pred) return;
+  pose_search ps = {t, tp, claim, self, o->flipped, threads < 1 ? 1 : threads > 6 ? 6 : threads,
+                    {.n = 0, .next = 0, .pred = fitted_face(tp, o)}};
+  if (!ps.pm.pred) return;
   for (int round = 0; round < rounds; round++) {
     /* the coarse steps on every 2nd sample each way: a quarter the work */
     int stride = round < rounds - 2 ? 2 : 1;
-    double cost = memo_cost(&pm, t, tp, claim, self, o, &best, stride);
-    bool moved = true;
-    for (int it = 0; moved && it < 6; it++) {
-      moved = false;
-      const double d[6][3] = {{step, 0, 0}, {-step, 0, 0}, {0, step, 0},
-                              {0, -step, 0}, {0, 0, astep}, {0, 0, -astep}};
-      for (int k = 0; k < 6; k++) {
-        vis_rect r = best;
-        r.center.x += d[k][0];
-        r.center.y += d[k][1];
-        r.angle_deg += d[k][2];
-        double c = memo_cost(&pm, t, tp, claim, self, o, &r, stride);
-        if (c < cost) cost = c, best = r, moved = true;
-      }
+    double cost = search_cost(&ps, &best, stride);
+    for (int it = 0; it < 6 && sweep(&ps, stride, step, astep, &best, &cost); it++) {
     }
     step /= 2;
     astep /= 2;
@@ -822,13 +897,13 @@ static void refine_from(const vis__table *t, const vis__template *tp, const int1
   if (fabs(a - best.angle_deg) > 90) o->flipped = !o->flipped; /* turned by 180 */
   best.angle_deg = a;
   o->r_px = best;
-  free(pm.pred);
+  free(ps.pm.pred);
 }
 
 /* Sub-pixel pose of an accepted object (it starts within a pixel or two). */
 static void refine(const vis__table *t, const vis__template *tp,
-                   const int16_t *claim, int16_t self, vis__object *o) {
-  refine_from(t, tp, claim, self, o, 1.0, 0.5, 4);
+                   const int16_t *claim, int16_t self, vis__object *o, int threads) {
+  refine_from(t, tp, claim, self, o, 1.0, 0.5, 4, threads);
 }
 
 /* A card's face, at its refined pose, must explain the card's frame or
@@ -845,7 +920,7 @@ static int shows_card(const match_ctx *m, const hyp *h, const vis__object *acc, 
   *refined = false;
   if (m->tpl[h->best.face].kind != VIS__FACE_TYPE) return SHOWS_CARD;
   *probe = h->best;
-  refine(m->t, &m->tpl[probe->face], m->claim, n_acc, probe);
+  refine(m->t, &m->tpl[probe->face], m->claim, n_acc, probe, m->mp->threads);
   *refined = true;
   /* where a phantom card lay, faces fit faded (gain of L at the fit's
    * bound): the phantoms retract_phantoms took back were such, and so were
@@ -1053,7 +1128,8 @@ static int rescue(const match_ctx *m, hyp *H, int n_hyps, const vis__object *acc
     tries++;
     vis__object probe = h->best;
     /* 4 px steps first: about 10 px and 5 degrees of reach */
-    refine_from(m->t, &m->tpl[probe.face], m->claim, (int16_t)n, &probe, 4.0, 2.0, 6);
+    refine_from(m->t, &m->tpl[probe.face], m->claim, (int16_t)n, &probe, 4.0, 2.0, 6,
+                m->mp->threads);
     resample_at(m, h, &probe.r_px);
     if (!h->alive) continue;
     /* at its own pose a real object explains nearly all it shows; a face
@@ -1144,7 +1220,7 @@ static void refine_item(void *ctx, int worker, int item) {
   if (sw->is_refined[item])
     sw->acc[item] = sw->refined[item]; /* shows_card refined it already */
   else
-    refine(m->t, &m->tpl[sw->acc[item].face], m->claim, (int16_t)item, &sw->acc[item]);
+    refine(m->t, &m->tpl[sw->acc[item].face], m->claim, (int16_t)item, &sw->acc[item], 1);
 }
 
 /* The type of accepted card i settled at its refined pose, among every
