@@ -906,6 +906,158 @@ static void refine(const vis__table *t, const vis__template *tp,
   refine_from(t, tp, claim, self, o, 1.0, 0.5, 4, threads);
 }
 
+/* Sample k lies on the frame all card faces share (within LIFT_RING_MM
+ * of the outline): there every face predicts the same, so the lift seen
+ * there does not favour one type. */
+#define LIFT_RING_MM 7
+static bool on_frame(const hyp *h, int k) {
+  int i = h->idx[k] % h->tw, j = h->idx[k] / h->tw;
+  return i < LIFT_RING_MM || j < LIFT_RING_MM || i >= h->tw - LIFT_RING_MM ||
+         j >= h->th - LIFT_RING_MM;
+}
+
+/* The lift of each cell, from the frame's free samples under o's fitted
+ * face: the median of (L seen - L fitted) / (white - L fitted), at least
+ * 0; a cell without frame samples (the middle ones) takes the mean of
+ * its neighbours'. Returns the strongest cell's; *step: the largest
+ * difference between two neighbouring cells measured. Samples where the
+ * face is nearly white say nothing about it. */
+static double frame_lift(const match_ctx *m, const hyp *h, const vis__object *o,
+                         lift_field *lf, double *step) {
+  uint16_t hist[LIFT_CELLS][LIFT_BINS];
+  int n[LIFT_CELLS] = {0};
+  memset(hist, 0, sizeof hist);
+  for (int k = 0; k < h->n; k++) {
+    if (!on_frame(h, k) || !is_free(m, h->pix[k])) continue;
+    double p[3];
+    predict(m, h, o, NULL, k, p);
+    double room = lift_white[0] - p[0];
+    if (room < LIFT_MIN_ROOM) continue;
+    int b = (int)floor(((h->lab[3 * k] - p[0]) / room + 0.28) / LIFT_BIN);
+    b = b < 0 ? 0 : b >= LIFT_BINS ? LIFT_BINS - 1 : b;
+    int c = lift_cell(h, k);
+    if (hist[c][b] < UINT16_MAX) hist[c][b]++, n[c]++;
+  }
+  for (int c = 0; c < LIFT_CELLS; c++) {
+    int below = 0, b = 0;
+    while (b < LIFT_BINS - 1 && 2 * (below + hist[c][b]) < n[c]) below += hist[c][b++];
+    lf->g[c] = fmin(LIFT_MAX, fmax(0, (b + 0.5) * LIFT_BIN - 0.28));
+  }
+  double strongest = 0;
+  *step = 0;
+  for (int c = 0; c < LIFT_CELLS; c++) {
+    int cx = c % LIFT_CELLS_X, cy = c / LIFT_CELLS_X;
+    if (n[c] >= LIFT_MIN_FRAME && cx + 1 < LIFT_CELLS_X && n[c + 1] >= LIFT_MIN_FRAME)
+      *step = fmax(*step, fabs(lf->g[c] - lf->g[c + 1]));
+    if (n[c] >= LIFT_MIN_FRAME && cy + 1 < LIFT_CELLS_Y && n[c + LIFT_CELLS_X] >= LIFT_MIN_FRAME)
+      *step = fmax(*step, fabs(lf->g[c] - lf->g[c + LIFT_CELLS_X]));
+  }
+  for (int c = 0; c < LIFT_CELLS; c++) {
+    if (n[c] < LIFT_MIN_FRAME) {
+      int cx = c % LIFT_CELLS_X, cy = c / LIFT_CELLS_X, nn = 0;
+      double sum = 0;
+      static const int d[4][2] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
+      for (int q = 0; q < 4; q++) {
+        int x = cx + d[q][0], y = cy + d[q][1], e = y * LIFT_CELLS_X + x;
+        if (x < 0 || y < 0 || x >= LIFT_CELLS_X || y >= LIFT_CELLS_Y || n[e] < LIFT_MIN_FRAME)
+          continue;
+        sum += lf->g[e], nn++;
+      }
+      lf->g[c] = nn ? sum / nn : 0;
+    }
+    strongest = fmax(strongest, lf->g[c]);
+  }
+  return strongest;
+}
+
+/* The samples freed of the lift lf, (seen - g white) / (1 - g), into
+ * clear (3 * h->n + 1 floats, as hyp.lab) and each sample's g into g_of. */
+static void free_of_lift(const hyp *h, const lift_field *lf, float *clear, double *g_of) {
+  for (int k = 0; k < h->n; k++) {
+    double g = lf->g[lift_cell(h, k)];
+    g_of[k] = g;
+    for (int c = 0; c < 3; c++)
+      clear[3 * k + c] = (float)((h->lab[3 * k + c] - g * lift_white[c]) / (1 - g));
+  }
+  clear[3 * h->n] = 0;
+}
+
+/* o refitted under the lift: gain and offset fitted to the samples freed
+ * of it (hc: h with free_of_lift's samples, so their sums); o->explained
+ * counts the free samples the lifted face explains as they are seen (each
+ * sample's lift g_of, made once per card by free_of_lift). */
+static void fit_lifted(const match_ctx *m, const hyp *h, const hyp *hc, int valid,
+                       const double so[3], const double *g_of, vis__object *o) {
+  vis__object refit;
+  score_face(m, hc, valid, so, o->face, o->flipped, false, -1, &refit);
+  memcpy(o->gain, refit.gain, sizeof o->gain);
+  memcpy(o->offset, refit.offset, sizeof o->offset);
+  int explained = 0;
+  for (int q = 0; q < valid; q++) {
+    int k = m->list[q];
+    double p[3], r = 0;
+    predict_lifted(m, h, o, k, g_of[k], p);
+    for (int c = 0; c < 3; c++) r += channel_weight[c] * fabs(h->lab[3 * k + c] - p[c]);
+    explained += r < m->mp->tau;
+  }
+  o->explained = explained;
+  o->score = valid ? (double)explained / valid : 0;
+}
+
+/* When the frame under the object's own face (cand[own]) shows a lift
+ * of at least LIFT_GATE in some cell, smooth (neighbouring cells at most
+ * LIFT_MAX_STEP apart: a white sticker or a carpet's light border beside
+ * a cell is no glare, tuning easy 3010), one lift field for the card is
+ * made from the frame (the own face refitted under it once, and the
+ * field measured again), every candidate is refitted under that field
+ * into lifted[] and *top is the most any of them explains; false
+ * (nothing changed) without glare or memory. */
+#define LIFT_GATE 0.1
+#define LIFT_MAX_STEP 0.2
+static bool lift_all(const match_ctx *m, const hyp *h, int valid, const vis__object *cand,
+                     int n_cand, int own, int16_t i, vis__object *lifted, lift_field *lf,
+                     int *top) {
+  double step, strongest = frame_lift(m, h, &cand[own], lf, &step);
+  if (m->mp->log && strongest >= LIFT_GATE)
+    fprintf(m->mp->log, "object %d: frame lifted %.2f, step %.2f\n", i, strongest, step);
+  if (strongest < LIFT_GATE || step > LIFT_MAX_STEP) return false;
+  float *clear = malloc(sizeof(float) * (3 * (size_t)h->n + 1));
+  double *g_of = malloc(sizeof(double) * ((size_t)h->n + 1));
+  if (!clear || !g_of) {
+    free(clear);
+    free(g_of);
+    return false;
+  }
+  hyp hc = *h;
+  hc.lab = clear;
+  double so[3];
+  vis__object o = cand[own];
+  free_of_lift(h, lf, clear, g_of);
+  sample_sums(&hc, m->list, valid, so);
+  fit_lifted(m, h, &hc, valid, so, g_of, &o);
+  frame_lift(m, h, &o, lf, &step);
+  if (m->mp->log) {
+    fprintf(m->mp->log, "object %d: lift", i);
+    for (int c = 0; c < LIFT_CELLS; c++) fprintf(m->mp->log, " %.2f", lf->g[c]);
+    fprintf(m->mp->log, "\n");
+  }
+  free_of_lift(h, lf, clear, g_of);
+  sample_sums(&hc, m->list, valid, so);
+  *top = 0;
+  for (int c = 0; c < n_cand; c++) {
+    lifted[c] = cand[c];
+    fit_lifted(m, h, &hc, valid, so, g_of, &lifted[c]);
+    *top = lifted[c].explained > *top ? lifted[c].explained : *top;
+    if (m->mp->log)
+      fprintf(m->mp->log, "object %d: face %d%s lifted explains %d (unlifted %d)\n", i,
+              cand[c].face, cand[c].flipped ? " turned" : "", lifted[c].explained,
+              cand[c].explained);
+  }
+  free(clear);
+  free(g_of);
+  return true;
+}
+
 /* A card's face, at its refined pose, must explain the card's frame or
  * picture where nothing accepted hides it (evidence.c): a face fitted
  * onto patterned cloth or wood does neither, and accepted it would hide
@@ -1263,158 +1415,6 @@ static int fine_verdict(const match_ctx *m, const hyp *h, const vis__object *a,
   if (sb < (1 - SETTLE_FINE_MARGIN) * sa) return 1;
   if (sa < (1 - SETTLE_FINE_MARGIN) * sb) return -1;
   return 0;
-}
-
-/* Sample k lies on the frame all card faces share (within LIFT_RING_MM
- * of the outline): there every face predicts the same, so the lift seen
- * there does not favour one type. */
-#define LIFT_RING_MM 7
-static bool on_frame(const hyp *h, int k) {
-  int i = h->idx[k] % h->tw, j = h->idx[k] / h->tw;
-  return i < LIFT_RING_MM || j < LIFT_RING_MM || i >= h->tw - LIFT_RING_MM ||
-         j >= h->th - LIFT_RING_MM;
-}
-
-/* The lift of each cell, from the frame's free samples under o's fitted
- * face: the median of (L seen - L fitted) / (white - L fitted), at least
- * 0; a cell without frame samples (the middle ones) takes the mean of
- * its neighbours'. Returns the strongest cell's; *step: the largest
- * difference between two neighbouring cells measured. Samples where the
- * face is nearly white say nothing about it. */
-static double frame_lift(const match_ctx *m, const hyp *h, const vis__object *o,
-                         lift_field *lf, double *step) {
-  uint16_t hist[LIFT_CELLS][LIFT_BINS];
-  int n[LIFT_CELLS] = {0};
-  memset(hist, 0, sizeof hist);
-  for (int k = 0; k < h->n; k++) {
-    if (!on_frame(h, k) || !is_free(m, h->pix[k])) continue;
-    double p[3];
-    predict(m, h, o, NULL, k, p);
-    double room = lift_white[0] - p[0];
-    if (room < LIFT_MIN_ROOM) continue;
-    int b = (int)floor(((h->lab[3 * k] - p[0]) / room + 0.28) / LIFT_BIN);
-    b = b < 0 ? 0 : b >= LIFT_BINS ? LIFT_BINS - 1 : b;
-    int c = lift_cell(h, k);
-    if (hist[c][b] < UINT16_MAX) hist[c][b]++, n[c]++;
-  }
-  for (int c = 0; c < LIFT_CELLS; c++) {
-    int below = 0, b = 0;
-    while (b < LIFT_BINS - 1 && 2 * (below + hist[c][b]) < n[c]) below += hist[c][b++];
-    lf->g[c] = fmin(LIFT_MAX, fmax(0, (b + 0.5) * LIFT_BIN - 0.28));
-  }
-  double strongest = 0;
-  *step = 0;
-  for (int c = 0; c < LIFT_CELLS; c++) {
-    int cx = c % LIFT_CELLS_X, cy = c / LIFT_CELLS_X;
-    if (n[c] >= LIFT_MIN_FRAME && cx + 1 < LIFT_CELLS_X && n[c + 1] >= LIFT_MIN_FRAME)
-      *step = fmax(*step, fabs(lf->g[c] - lf->g[c + 1]));
-    if (n[c] >= LIFT_MIN_FRAME && cy + 1 < LIFT_CELLS_Y && n[c + LIFT_CELLS_X] >= LIFT_MIN_FRAME)
-      *step = fmax(*step, fabs(lf->g[c] - lf->g[c + LIFT_CELLS_X]));
-  }
-  for (int c = 0; c < LIFT_CELLS; c++) {
-    if (n[c] < LIFT_MIN_FRAME) {
-      int cx = c % LIFT_CELLS_X, cy = c / LIFT_CELLS_X, nn = 0;
-      double sum = 0;
-      static const int d[4][2] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
-      for (int q = 0; q < 4; q++) {
-        int x = cx + d[q][0], y = cy + d[q][1], e = y * LIFT_CELLS_X + x;
-        if (x < 0 || y < 0 || x >= LIFT_CELLS_X || y >= LIFT_CELLS_Y || n[e] < LIFT_MIN_FRAME)
-          continue;
-        sum += lf->g[e], nn++;
-      }
-      lf->g[c] = nn ? sum / nn : 0;
-    }
-    strongest = fmax(strongest, lf->g[c]);
-  }
-  return strongest;
-}
-
-/* The samples freed of the lift lf, (seen - g white) / (1 - g), into
- * clear (3 * h->n + 1 floats, as hyp.lab) and each sample's g into g_of. */
-static void free_of_lift(const hyp *h, const lift_field *lf, float *clear, double *g_of) {
-  for (int k = 0; k < h->n; k++) {
-    double g = lf->g[lift_cell(h, k)];
-    g_of[k] = g;
-    for (int c = 0; c < 3; c++)
-      clear[3 * k + c] = (float)((h->lab[3 * k + c] - g * lift_white[c]) / (1 - g));
-  }
-  clear[3 * h->n] = 0;
-}
-
-/* o refitted under the lift: gain and offset fitted to the samples freed
- * of it (hc: h with free_of_lift's samples, so their sums); o->explained
- * counts the free samples the lifted face explains as they are seen (each
- * sample's lift g_of, made once per card by free_of_lift). */
-static void fit_lifted(const match_ctx *m, const hyp *h, const hyp *hc, int valid,
-                       const double so[3], const double *g_of, vis__object *o) {
-  vis__object refit;
-  score_face(m, hc, valid, so, o->face, o->flipped, false, -1, &refit);
-  memcpy(o->gain, refit.gain, sizeof o->gain);
-  memcpy(o->offset, refit.offset, sizeof o->offset);
-  int explained = 0;
-  for (int q = 0; q < valid; q++) {
-    int k = m->list[q];
-    double p[3], r = 0;
-    predict_lifted(m, h, o, k, g_of[k], p);
-    for (int c = 0; c < 3; c++) r += channel_weight[c] * fabs(h->lab[3 * k + c] - p[c]);
-    explained += r < m->mp->tau;
-  }
-  o->explained = explained;
-  o->score = valid ? (double)explained / valid : 0;
-}
-
-/* When the frame under the object's own face (cand[own]) shows a lift
- * of at least LIFT_GATE in some cell, smooth (neighbouring cells at most
- * LIFT_MAX_STEP apart: a white sticker or a carpet's light border beside
- * a cell is no glare, tuning easy 3010), one lift field for the card is
- * made from the frame (the own face refitted under it once, and the
- * field measured again), every candidate is refitted under that field
- * into lifted[] and *top is the most any of them explains; false
- * (nothing changed) without glare or memory. */
-#define LIFT_GATE 0.1
-#define LIFT_MAX_STEP 0.2
-static bool lift_all(const match_ctx *m, const hyp *h, int valid, const vis__object *cand,
-                     int n_cand, int own, int16_t i, vis__object *lifted, lift_field *lf,
-                     int *top) {
-  double step, strongest = frame_lift(m, h, &cand[own], lf, &step);
-  if (m->mp->log && strongest >= LIFT_GATE)
-    fprintf(m->mp->log, "object %d: frame lifted %.2f, step %.2f\n", i, strongest, step);
-  if (strongest < LIFT_GATE || step > LIFT_MAX_STEP) return false;
-  float *clear = malloc(sizeof(float) * (3 * (size_t)h->n + 1));
-  double *g_of = malloc(sizeof(double) * ((size_t)h->n + 1));
-  if (!clear || !g_of) {
-    free(clear);
-    free(g_of);
-    return false;
-  }
-  hyp hc = *h;
-  hc.lab = clear;
-  double so[3];
-  vis__object o = cand[own];
-  free_of_lift(h, lf, clear, g_of);
-  sample_sums(&hc, m->list, valid, so);
-  fit_lifted(m, h, &hc, valid, so, g_of, &o);
-  frame_lift(m, h, &o, lf, &step);
-  if (m->mp->log) {
-    fprintf(m->mp->log, "object %d: lift", i);
-    for (int c = 0; c < LIFT_CELLS; c++) fprintf(m->mp->log, " %.2f", lf->g[c]);
-    fprintf(m->mp->log, "\n");
-  }
-  free_of_lift(h, lf, clear, g_of);
-  sample_sums(&hc, m->list, valid, so);
-  *top = 0;
-  for (int c = 0; c < n_cand; c++) {
-    lifted[c] = cand[c];
-    fit_lifted(m, h, &hc, valid, so, g_of, &lifted[c]);
-    *top = lifted[c].explained > *top ? lifted[c].explained : *top;
-    if (m->mp->log)
-      fprintf(m->mp->log, "object %d: face %d%s lifted explains %d (unlifted %d)\n", i,
-              cand[c].face, cand[c].flipped ? " turned" : "", lifted[c].explained,
-              cand[c].explained);
-  }
-  free(clear);
-  free(g_of);
-  return true;
 }
 
 /* settle_type's race of the candidate faces: the winner, the runner-up
