@@ -473,11 +473,14 @@ static bool faded_onto_table(const vis__object *o, double colour_share) {
   return colour_share < FADED_SHARE && 2 * o->valid < o->total && o->gain[0] < FADED_GAIN;
 }
 
-/* A carpet found right under an object accepted before it, of the same
- * size and pose within TWIN_MM and TWIN_DEG, of which less than TWIN_SHOWS
- * shows: what "shows" is the slivers of the object on top that its pose
- * leaves (a few samples fit any face), not a carpet. A real carpet lying
- * exactly under a card could not be seen either. */
+/* A carpet or card found right under an object accepted before it, of
+ * the same size and pose within TWIN_MM and TWIN_DEG, of which less than
+ * TWIN_SHOWS shows: what "shows" is the slivers of the object on top that
+ * its pose leaves (a few samples fit any face), not an object. A real one
+ * lying exactly under another could not be seen either. Cards too: a
+ * lone carpet's white border passed for a palace under it (tuning easy
+ * 3101, 3125, 3147: 46-73 samples, 4-6 % of the card, 1-2 mm and under
+ * a degree from the carpet's pose). */
 #define TWIN_MM 3.0
 #define TWIN_DEG 3.0
 #define TWIN_SHOWS 0.2
@@ -510,8 +513,9 @@ static bool faded_sliver(const vis__object *o) {
 
 /* Marks the phantoms among the n (<= 64) objects: the carpets whose
  * visible part shows the table's colours rather than their face's (see
- * colour_support), and the cards that then show no card frame or only a
- * faded face on plain table. sup[] and cnt[] get every object's colour
+ * colour_support), the hidden twins of objects on top (cards too), and
+ * the cards that then show no card frame or only a faded face on plain
+ * table. sup[] and cnt[] get every object's colour
  * support and samples looked at. */
 static tp_status phantom_flags(const vis_analyzer *an, const vis__table *t, const vis__object *obj,
                                int n, bool *drop, double *sup, int *cnt, tp_error *err) {
@@ -532,8 +536,8 @@ static tp_status phantom_flags(const vis_analyzer *an, const vis__table *t, cons
     bool carpet = an->tpl[obj[i].face].kind != VIS__FACE_TYPE;
     /* real carpets show 0.55-0.85 of their face's colours even on cloth of
      * their own colour; a face fitted onto bare table about none */
-    drop[i] = carpet && ((cnt[i] >= 20 && sup[i] < 0.25) || hidden_twin(t, obj, i) ||
-                          faded_sliver(&obj[i]));
+    drop[i] = (carpet && ((cnt[i] >= 20 && sup[i] < 0.25) || faded_sliver(&obj[i]))) ||
+              hidden_twin(t, obj, i);
     if (!drop[i]) where[n_kept] = i, kept[n_kept++] = obj[i];
   }
   for (int k = 0; k < n_kept; k++) { /* against the carpets kept, not the phantoms */
