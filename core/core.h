@@ -8,6 +8,7 @@
 #ifndef TEPPICH_CORE_H
 #define TEPPICH_CORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,6 +92,20 @@ void tp_rng_seed(tp_rng *rng, uint64_t seed);
 uint64_t tp_rng_next(tp_rng *rng);
 /* Uniform in [0, n) without modulo bias; 0 for n <= 1. */
 uint32_t tp_rng_below(tp_rng *rng, uint32_t n);
+
+/* Contact of two convex outlines (table mm, corners in order, either
+ * winding): the penetration depth, the shortest move that separates them
+ * (separating axes over both outlines' edge normals). Positive: they
+ * overlap that deep (a corner poking 1 mm into a card: 1; a thin sliver
+ * along an edge: its width); 0: they touch; negative: a gap of at least
+ * that much. Fewer than 3 corners: -DBL_MAX. The rules call a carpet "on"
+ * a card only when it reaches deeper than a setting (ft_rules_contact_mm):
+ * a depth, not an area, because a long sliver has area but no depth. */
+double tp_convex_contact_depth(const double (*a)[2], int na,
+                               const double (*b)[2], int nb);
+/* The one comparison both the truth and the vision make: deeper than
+ * min_depth_mm (negative: touching counts too). */
+bool tp_contact_lies_on(double depth_mm, double min_depth_mm);
 
 #ifdef __cplusplus
 }
