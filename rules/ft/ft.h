@@ -81,8 +81,10 @@ typedef struct {
   int genie_set_size[5][4];            /* how many in each set */
   int layout_cards;                    /* cards a layer lays out */
   ft_throw_order throw_order;          /* with more than one carpet each */
-  /* claims (edge_contact / carpet_on_carpet are for the camera side) */
+  /* claims (edge_contact, contact_depth and carpet_on_carpet are for
+   * the camera side: what "lies on" means) */
   bool edge_contact_counts;
+  int contact_depth_tenths_mm; /* how deep a carpet must reach into a card */
   bool carpet_on_carpet_counts;
   ft_same_player same_player;
   /* contests */
@@ -114,6 +116,12 @@ void ft_rules_default(ft_rules *rules);
 tp_status ft_rules_load(const char *path, ft_rules *rules, tp_error *err);
 tp_status ft_rules_load_text(const char *name, const char *text, size_t len,
                              ft_rules *rules, tp_error *err);
+/* How deep (mm) a carpet must reach into a card to lie on it, for
+ * tp_contact_lies_on(tp_convex_contact_depth(carpet, card), this): the
+ * contact depth setting, or, with edge_contact_counts, a hair below 0 so
+ * that touching counts. A depth of 0 means any overlap (a hair above 0:
+ * outlines that share an edge touch, whatever the rounding). */
+double ft_rules_contact_mm(const ft_rules *rules);
 
 /* ---------------------------------------------------------------------
  * 2. Players: `--players` of spec sections 4 and 6. Seating order,

@@ -40,6 +40,8 @@ static const rset_key ft_keys[] = {
              "order with 2 carpets each"),
     WORD_KEY("edge_contact_counts", YN, "no",
              "touching an edge claims (camera side)"),
+    INT_KEY("contact_depth_tenths_mm", 0, 100, "10",
+            "tenths of a mm a carpet must reach into a card (camera side)"),
     WORD_KEY("carpet_on_carpet_counts", YN, "yes",
              "a carpet on a carpet still claims (camera side)"),
     WORD_KEY("same_player_carpets", "claim|void", "claim",
@@ -111,6 +113,7 @@ static void copy_setup(const rset_table *t, ft_rules *r) {
 
 static void copy_play(const rset_table *t, ft_rules *r) {
   r->edge_contact_counts = rset_is(t, "edge_contact_counts", "yes");
+  r->contact_depth_tenths_mm = (int)rset_int(t, "contact_depth_tenths_mm");
   r->carpet_on_carpet_counts = rset_is(t, "carpet_on_carpet_counts", "yes");
   r->same_player = rset_is(t, "same_player_carpets", "void")
                        ? FT_SAME_PLAYER_VOID
@@ -171,6 +174,29 @@ static tp_status check_genies(const rset_table *t, const ft_rules *r,
   return TP_OK;
 }
 
+/* edge_contact_counts = yes says touching counts: a depth set in the same
+ * file as well contradicts it (a default depth is simply not used). */
+static tp_status check_contact(const rset_table *t, const ft_rules *r,
+                               tp_error *err) {
+  int line = rset_line(t, "contact_depth_tenths_mm");
+  if (!r->edge_contact_counts || line == 0 || r->contact_depth_tenths_mm == 0)
+    return TP_OK;
+  return tp_error_set(err, TP_ERR_INVALID,
+                      "%s: line %d: contact_depth_tenths_mm = %d: with "
+                      "edge_contact_counts = yes (line %d) touching already "
+                      "counts; set the depth to 0 or edge_contact_counts = no",
+                      rset_source(t), line, r->contact_depth_tenths_mm,
+                      rset_line(t, "edge_contact_counts"));
+}
+
+double ft_rules_contact_mm(const ft_rules *rules) {
+  const double hair = 1e-6; /* the rounding of outlines that share an edge */
+  if (rules->edge_contact_counts) return -hair;
+  return rules->contact_depth_tenths_mm > 0
+             ? rules->contact_depth_tenths_mm / 10.0
+             : hair;
+}
+
 static tp_status load_into(rset_table *t, const char *name, const char *text,
                            size_t len, ft_rules *rules, tp_error *err) {
   if (text) {
@@ -183,6 +209,7 @@ static tp_status load_into(rset_table *t, const char *name, const char *text,
   copy_play(t, &r);
   copy_scoring(t, &r);
   tp_status st = check_genies(t, &r, err);
+  if (st == TP_OK) st = check_contact(t, &r, err);
   if (st == TP_OK) *rules = r;
   return st;
 }

@@ -275,6 +275,35 @@ static void test_rules_changes_and_errors(void **state) {
   assert_non_null(strstr(err.text, "/no/such.rules"));
 }
 
+/* What "lies on" means: a depth in tenths of a mm, 1 mm by default;
+ * edge_contact_counts = yes lets touching count. */
+static void test_rules_contact_depth(void **state) {
+  (void)state;
+  ft_rules r;
+  ft_rules_default(&r);
+  assert_int_equal(r.contact_depth_tenths_mm, 10);
+  assert_true(ft_rules_contact_mm(&r) == 1.0);
+  const char *half = "contact_depth_tenths_mm = 5\n";
+  assert_int_equal(ft_rules_load_text("x", half, strlen(half), &r, NULL), TP_OK);
+  assert_true(ft_rules_contact_mm(&r) == 0.5);
+  const char *any = "contact_depth_tenths_mm = 0\n";
+  assert_int_equal(ft_rules_load_text("x", any, strlen(any), &r, NULL), TP_OK);
+  assert_true(ft_rules_contact_mm(&r) > 0 && ft_rules_contact_mm(&r) < 1e-3);
+  const char *edge = "edge_contact_counts = yes\n";
+  assert_int_equal(ft_rules_load_text("x", edge, strlen(edge), &r, NULL), TP_OK);
+  assert_true(ft_rules_contact_mm(&r) < 0 && ft_rules_contact_mm(&r) > -1e-3);
+  expect_rules_error("contact_depth_tenths_mm = 101\n",
+                     "my.rules: line 1: contact_depth_tenths_mm = '101': "
+                     "expected an integer in 0..100");
+  expect_rules_error("contact_depth_tenths_mm = 1.5\n",
+                     "line 1: contact_depth_tenths_mm = '1.5'");
+  expect_rules_error("contact_depth_tenths_mm = -1\n",
+                     "line 1: contact_depth_tenths_mm = '-1'");
+  expect_rules_error("edge_contact_counts = yes\ncontact_depth_tenths_mm = 10\n",
+                     "my.rules: line 2: contact_depth_tenths_mm = 10: with "
+                     "edge_contact_counts = yes (line 1)");
+}
+
 static void test_card_types(void **state) {
   (void)state;
   int total = 0;
@@ -375,6 +404,7 @@ int main(void) {
       cmocka_unit_test(test_players_errors),
       cmocka_unit_test(test_rules_defaults_and_shipped_file),
       cmocka_unit_test(test_rules_changes_and_errors),
+      cmocka_unit_test(test_rules_contact_depth),
       cmocka_unit_test(test_card_types),
       cmocka_unit_test(test_fuzz_players_and_rules),
   };
