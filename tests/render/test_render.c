@@ -225,6 +225,45 @@ static void test_stacking_matches_pixels(void **state) {
   rnd_deck_destroy(deck);
 }
 
+static bool truth_on(const rnd_truth *t, int carpet, int card) {
+  for (int i = 0; i < t->carpets[carpet].n_on; i++)
+    if (t->carpets[carpet].on_cards[i] == card) return true;
+  return false;
+}
+
+/* A carpet lies on a card when it reaches deeper into it than the rules'
+ * contact depth (1 mm by default): a corner 2 mm in lies on it, a corner
+ * 0.5 mm in (0.25 mm^2, which the old area test counted) and a sliver
+ * 0.5 mm wide along a whole edge (45 mm^2) only touch. */
+static void test_truth_contact_depth(void **state) {
+  (void)state;
+  rnd_scene *s = malloc(sizeof *s);
+  clean_scene(s);
+  /* cards 59 x 91 upright (angle 90: the long axis along y), far apart */
+  add_card(s, "palace", 100, 150, 90, 0);
+  add_card(s, "desert", 400, 150, 90, 1);
+  add_card(s, "palace", 700, 150, 90, 2);
+  add_card(s, "desert", 1000, 150, 90, 3);
+  add_carpet(s, "red", 100 + 59 - 2, 150 + 91 - 2, 90, 10);      /* corner 2 mm in */
+  add_carpet(s, "yellow", 400 + 59 - 0.5, 150 + 91 - 0.5, 90, 11); /* corner 0.5 mm */
+  add_carpet(s, "blue", 700 + 59 - 0.5, 150, 90, 12);              /* edge sliver */
+  add_carpet(s, "green", 1000 + 59, 150, 90, 13);                  /* edge to edge */
+  rnd_truth t;
+  rnd_truth_compute(s, &t);
+  assert_true(truth_on(&t, 0, 0));
+  assert_false(truth_on(&t, 1, 1));
+  assert_false(truth_on(&t, 2, 2));
+  assert_false(truth_on(&t, 3, 3));
+  /* half a millimetre is enough when the rules say so */
+  rnd_truth_compute_contact(s, 0.4, &t);
+  assert_true(truth_on(&t, 1, 1) && truth_on(&t, 2, 2));
+  assert_false(truth_on(&t, 3, 3));
+  /* edge_contact_counts = yes: touching counts too */
+  rnd_truth_compute_contact(s, -1e-6, &t);
+  assert_true(truth_on(&t, 3, 3));
+  free(s);
+}
+
 static void test_truth_json_claims(void **state) {
   (void)state;
   rnd_scene *s = malloc(sizeof *s);
@@ -439,6 +478,7 @@ int main(void) {
       cmocka_unit_test(test_camera_round_trip),
       cmocka_unit_test(test_projected_edges_match_pixels),
       cmocka_unit_test(test_stacking_matches_pixels),
+      cmocka_unit_test(test_truth_contact_depth),
       cmocka_unit_test(test_truth_json_claims),
       cmocka_unit_test(test_random_layouts_follow_rules),
       cmocka_unit_test(test_deterministic),

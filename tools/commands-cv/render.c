@@ -18,7 +18,7 @@
 static const char usage[] =
     "usage: teppich render SCENE.json --out OUT.jpg|OUT.png [options]\n"
     "       teppich render --random SEED [--difficulty easy|normal|hard] --out OUT.jpg [options]\n"
-    "       teppich render --game SEED --players N OUT/ [--size WxH]\n"
+    "       teppich render --game SEED --players N OUT/ [--size WxH] [--truth-only]\n"
     "       teppich render deck --out DIR\n"
     "       teppich render --bench N\n"
     "\n"
@@ -41,6 +41,9 @@ static const char usage[] =
     "                      JPEG frames at 10 fps, transcript.txt (teppich score),\n"
     "                      answers.txt (watch --answers) and frames.txt\n"
     "  --players N         players of the game, 2..4 (default 3)\n"
+    "  --truth-only        with --game: play the game and write transcript.txt,\n"
+    "                      answers.txt and frames.txt, but no frames (seconds\n"
+    "                      instead of minutes: what a change of the truth does)\n"
     "  deck --out DIR      write the built-in demo deck as a deck folder\n"
     "  --bench N           render N random scenes at 1920x1080 and 1280x720\n"
     "                      and print milliseconds per scene\n"
@@ -96,7 +99,7 @@ static tp_status write_image(void *user, const char *path, const tp_image *img, 
 
 typedef struct {
   const char *scene_path, *out, *deck_dir, *scene_out;
-  bool random, deck_cmd, game;
+  bool random, deck_cmd, game, truth_only;
   long seed, bench, players;
   rnd_difficulty difficulty;
   long width, height;
@@ -124,6 +127,7 @@ static int parse_options(int argc, char **argv, options *o) {
     if (!strcmp(a, "--out") && has) o->out = argv[++i];
     else if (!strcmp(a, "--deck") && has) o->deck_dir = argv[++i];
     else if (!strcmp(a, "--scene-out") && has) o->scene_out = argv[++i];
+    else if (!strcmp(a, "--truth-only")) o->truth_only = true;
     else if (!strcmp(a, "--random") && has) {
       o->random = true;
       if (!cli_parse_long(argv[++i], 0, 9007199254740991L, &o->seed))
@@ -154,6 +158,7 @@ static int parse_options(int argc, char **argv, options *o) {
     else return cli_fail(2, "render: unexpected argument '%s' (see teppich render --help)", a);
   }
   if (o->bench > 0) return 0;
+  if (o->truth_only && !o->game) return cli_fail(2, "render: --truth-only needs --game SEED");
   if (o->game) {
     if (!o->scene_path) return cli_fail(2, "render --game: give the output folder OUT/");
     if (o->random) return cli_fail(2, "render: --game and --random do not mix");
@@ -350,7 +355,7 @@ static int game(const options *o) {
   } else {
     rnd_game_options go = {.seed = (uint64_t)o->seed, .n_players = (int)o->players,
                            .difficulty = o->difficulty, .width = (int)o->width,
-                           .height = (int)o->height};
+                           .height = (int)o->height, .truth_only = o->truth_only};
     if (go.width == 0) go.width = 1280, go.height = 720;
     rnd_game_stats stats;
     tp_status st = rnd_game_render(&go, deck, r, o->scene_path, write_image, NULL, &stats, &err);

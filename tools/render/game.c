@@ -87,15 +87,20 @@ typedef struct {
 
 /* ---------------- frames ------------------------------------------- */
 
+/* Renders frame number f->frame and writes it. */
+static tp_status film_frame(film *f) {
+  f->scene->look.noise_seed = f->base_noise + (uint64_t)f->frame; /* fresh sensor noise */
+  tp_status st = rnd_render(f->r, f->scene, &f->img, NULL, f->err);
+  if (st != TP_OK) return st;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/frame-%05d.jpg", f->dir, f->frame);
+  return f->write(f->user, path, &f->img, f->scene->look.jpeg_quality, f->err);
+}
+
 static tp_status shoot(film *f, int count, const char *what) {
   for (int k = 0; k < count; k++) {
     f->frame++;
-    f->scene->look.noise_seed = f->base_noise + (uint64_t)f->frame; /* fresh sensor noise */
-    tp_status st = rnd_render(f->r, f->scene, &f->img, NULL, f->err);
-    if (st != TP_OK) return st;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/frame-%05d.jpg", f->dir, f->frame);
-    st = f->write(f->user, path, &f->img, f->scene->look.jpeg_quality, f->err);
+    tp_status st = f->opt->truth_only ? TP_OK : film_frame(f);
     if (st != TP_OK) return st;
     sb_printf(&f->index, "frame-%05d.jpg\t%s\n", f->frame, what);
     /* moving things move on between frames */
@@ -260,7 +265,7 @@ static tp_status flight(film *f) {
   /* the truth decides what lies on what; the rules core the rest */
   rnd_truth *t = malloc(sizeof *t);
   if (!t) return tp_error_set(f->err, TP_ERR_NOMEM, "game: out of memory");
-  rnd_truth_compute(s, t);
+  rnd_truth_compute_contact(s, ft_rules_contact_mm(ft_game_rules(f->game)), t);
   int on[RND_MAX_CARPETS][RND_MAX_CARDS];
   ft_landing landings[RND_MAX_CARPETS];
   for (int k = 0; k < s->n_carpets; k++) {

@@ -312,12 +312,18 @@ typedef struct {
   int stack[RND_MAX_CARDS + RND_MAX_CARPETS];
 } rnd_truth;
 
-/* Geometry truth: corners, visible fractions, on_cards, stacking. */
+/* Geometry truth: corners, visible fractions, on_cards, stacking. A
+ * carpet lies on a card below it when it reaches deeper into it than the
+ * rules' contact depth (tp_contact_lies_on, ft_rules_contact_mm; the
+ * default rules' 1 mm unless given): a shallower corner or sliver only
+ * touches. */
 void rnd_truth_compute(const rnd_scene *scene, rnd_truth *out);
+void rnd_truth_compute_contact(const rnd_scene *scene, double contact_mm, rnd_truth *out);
 /* The truth JSON (malloc'd): analyze's fields of spec section 4 (with
  * claims, contests, returned from the rules core) plus stacking, poses,
  * camera. NULL on failure with err set. */
 char *rnd_truth_json(const rnd_scene *scene, tp_error *err);
+char *rnd_truth_json_contact(const rnd_scene *scene, double contact_mm, tp_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Random scenes                                                       */
@@ -341,6 +347,9 @@ typedef struct {
                                 anna=red,ben=blue,cleo=green[,dirk=yellow] */
   rnd_difficulty difficulty;
   int width, height;         /* 0: the random stage's 1920x1080 */
+  /* Only the game and its truth (transcript, answers, frames.txt), no
+   * frames: to see at once what a change of the truth does to a game. */
+  bool truth_only;
 } rnd_game_options;
 
 typedef struct {

@@ -12,9 +12,10 @@
 #include "ft.h"
 #include "render_internal.h"
 
-/* Overlap below this (mm^2) is touching, not lying on (spec: positive area;
- * a float tolerance so that cards that share an edge do not count). */
-#define ON_AREA_MM2 0.01
+/* A marker counts as covered by an overlap above this (mm^2): a float
+ * tolerance, so that a card sharing an edge with it does not hide it.
+ * (Whether a carpet lies on a card is the rules' contact depth instead.) */
+#define COVER_AREA_MM2 0.01
 
 static void object_corners(const rnd_scene *s, int item, double corners[4][2]) {
   if (item >= 0)
@@ -57,7 +58,19 @@ static double visible_fraction(const rnd_scene *s, const int *stack, int n, int 
   return (double)visible / total;
 }
 
+/* The rules' default contact depth: what the renderer's truth uses unless
+ * told otherwise. */
+static double default_contact_mm(void) {
+  ft_rules rules;
+  ft_rules_default(&rules);
+  return ft_rules_contact_mm(&rules);
+}
+
 void rnd_truth_compute(const rnd_scene *s, rnd_truth *out) {
+  rnd_truth_compute_contact(s, default_contact_mm(), out);
+}
+
+void rnd_truth_compute_contact(const rnd_scene *s, double contact_mm, rnd_truth *out) {
   memset(out, 0, sizeof *out);
   out->n_stack = rnd__stacking(s, out->stack);
   int pos_of[RND_MAX_CARDS + RND_MAX_CARPETS];
@@ -72,13 +85,12 @@ void rnd_truth_compute(const rnd_scene *s, rnd_truth *out) {
   for (int c = 0; c < s->n_carpets; c++) {
     rnd_carpet_truth *ct = &out->carpets[c];
     object_corners(s, -1 - c, ct->corners_mm);
-    rnd__poly cp, kp;
-    rnd__poly_from_corners(ct->corners_mm, &cp);
     int my_pos = pos_of[RND_MAX_CARDS + c];
     for (int i = 0; i < s->n_cards; i++) {
       if (pos_of[i] > my_pos) continue; /* the card lies on the carpet */
-      rnd__poly_from_corners(out->cards[i].corners_mm, &kp);
-      if (rnd__convex_overlap(&cp, &kp) > ON_AREA_MM2) ct->on_cards[ct->n_on++] = i;
+      double depth = tp_convex_contact_depth((const double(*)[2])ct->corners_mm, 4,
+                                             (const double(*)[2])out->cards[i].corners_mm, 4);
+      if (tp_contact_lies_on(depth, contact_mm)) ct->on_cards[ct->n_on++] = i;
     }
   }
 }
@@ -135,11 +147,11 @@ static bool marker_seen(const rnd_scene *s, const rnd_truth *t, const rnd_marker
   rnd__poly_from_corners(c, &mp);
   for (int i = 0; i < s->n_cards; i++) {
     rnd__poly_from_corners(t->cards[i].corners_mm, &op);
-    if (rnd__convex_overlap(&mp, &op) > ON_AREA_MM2) return false;
+    if (rnd__convex_overlap(&mp, &op) > COVER_AREA_MM2) return false;
   }
   for (int i = 0; i < s->n_carpets; i++) {
     rnd__poly_from_corners(t->carpets[i].corners_mm, &op);
-    if (rnd__convex_overlap(&mp, &op) > ON_AREA_MM2) return false;
+    if (rnd__convex_overlap(&mp, &op) > COVER_AREA_MM2) return false;
   }
   for (int h = 0; h < s->n_hands; h++)
     for (int i = 0; i < 4; i++)
@@ -279,12 +291,16 @@ static void add_markers(cJSON *root, const rnd_scene *s, const rnd_truth *t) {
 }
 
 char *rnd_truth_json(const rnd_scene *s, tp_error *err) {
+  return rnd_truth_json_contact(s, default_contact_mm(), err);
+}
+
+char *rnd_truth_json_contact(const rnd_scene *s, double contact_mm, tp_error *err) {
   rnd_truth *t = malloc(sizeof *t);
   if (!t) {
     tp_error_set(err, TP_ERR_NOMEM, "truth: out of memory");
     return NULL;
   }
-  rnd_truth_compute(s, t);
+  rnd_truth_compute_contact(s, contact_mm, t);
   ft_resolution res;
   if (resolve(s, t, &res, err) != TP_OK) {
     free(t);
