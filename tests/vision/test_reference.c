@@ -327,6 +327,33 @@ static void test_carpet_almost_on_carpet(void **state) {
   run_case(state, &s);
 }
 
+/* A carpet as big as card i, turned as it is, lying beside it to the right
+ * over a strip `depth` mm wide along its whole long edge. */
+static void add_carpet_beside(rnd_scene *s, const char *colour, int i,
+                              double depth) {
+  double a = s->cards[i].pose.angle_deg * 3.14159265358979323846 / 180;
+  double ux = sin(a), uy = -cos(a); /* the card's short axis */
+  if (ux < 0) ux = -ux, uy = -uy;
+  double off = 59 - depth;
+  add_carpet(s, colour, card_x(s, i) + off * ux, card_y(s, i) + off * uy,
+             s->cards[i].pose.angle_deg, 1000);
+}
+
+/* A sliver along a card's edge has area but no depth: 0.5 mm wide
+ * (45 mm^2) only touches the palace, 2 mm wide lies on the treasure (the
+ * rules' contact depth is 1 mm, docs/rules.md). */
+static void test_carpet_sliver_touches(void **state) {
+  fixture *f = *state;
+  rnd_scene s = f->layout;
+  add_carpet_beside(&s, "red", 2, 0.5);
+  add_carpet_beside(&s, "blue", 5, 2);
+  rnd_truth t;
+  rnd_truth_compute(&s, &t);
+  assert_int_equal(t.carpets[0].n_on, 0); /* the scene is what it says */
+  assert_int_equal(t.carpets[1].n_on, 1);
+  run_case(state, &s);
+}
+
 /* The two results tell the same flight: the same carpets (colour, pose
  * within 2 mm) on the same cards, every card at the same place with the
  * same visible fraction (0.05). */
@@ -861,6 +888,7 @@ int main(void) {
       cmocka_unit_test(test_lamp_switched_on),
       cmocka_unit_test(test_lookalikes_under_carpets),
       cmocka_unit_test(test_carpet_almost_on_carpet),
+      cmocka_unit_test(test_carpet_sliver_touches),
       cmocka_unit_test(test_incremental_flight),
       cmocka_unit_test(test_kept_carpet_keeps_its_cards),
       cmocka_unit_test(test_decided_arguments),

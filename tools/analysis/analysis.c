@@ -81,7 +81,8 @@ tp_status an_session_create(const an_options *o, an_session **out,
   *out = NULL;
   an_session *s = calloc(1, sizeof *s);
   if (!s) return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
-  ft_rules_default(&s->rules);
+  if (o->rules) s->rules = *o->rules;
+  else ft_rules_default(&s->rules);
   tp_status st = o->deck_dir ? vis_deck_load(o->deck_dir, &s->deck, err)
                              : demo_deck(&s->deck, err);
   if (!st && o->players) {
@@ -100,6 +101,7 @@ tp_status an_session_create(const an_options *o, an_session **out,
   vis_settings_default(&vs);
   vs.debug_dir = getenv("TEPPICH_DEBUG_DIR"); /* for looking at failures */
   vs.threads = o->threads > 0 ? o->threads : an_default_threads();
+  vs.contact_depth_mm = ft_rules_contact_mm(&s->rules);
   if (!st) st = vis_analyzer_create(s->deck, &vs, &s->an, err);
   if (st) {
     an_session_destroy(s);

@@ -17,6 +17,8 @@ typedef struct {
   const char *deck_dir;   /* NULL: the built-in demo deck */
   const char *calib_file; /* NULL: calibrate from the photo's markers */
   const char *players;    /* NULL: each colour its own player */
+  const ft_rules *rules;  /* NULL: the built-in rules; what "lies on"
+                             means comes from here (ft_rules_contact_mm) */
   int threads; /* analysis workers 1..16; 0: AN_DEFAULT_THREADS (the
                   results are the same for any number) */
 } an_options;
@@ -108,6 +110,10 @@ typedef struct {
   char errors[1024]; /* every error, "; "-separated (cut when long) */
 } an_score;
 
+/* The truth's "lies on" by the default rules, or by contact_mm
+ * (ft_rules_contact_mm of the rules the truth is read with). */
 void an_score_scene(const rnd_scene *scene, const an_report *r, an_score *out);
+void an_score_scene_contact(const rnd_scene *scene, const an_report *r, double contact_mm,
+                            an_score *out);
 
 #endif

@@ -170,10 +170,17 @@ static bool in_list(const int *l, int n, int x) {
 }
 
 void an_score_scene(const rnd_scene *scene, const an_report *r, an_score *s) {
+  ft_rules rules;
+  ft_rules_default(&rules);
+  an_score_scene_contact(scene, r, ft_rules_contact_mm(&rules), s);
+}
+
+void an_score_scene_contact(const rnd_scene *scene, const an_report *r, double contact_mm,
+                            an_score *s) {
   memset(s, 0, sizeof *s);
   s->exact = true;
   rnd_truth t;
-  rnd_truth_compute(scene, &t);
+  rnd_truth_compute_contact(scene, contact_mm, &t);
   const vis_result *v = &r->vis;
   s->truth_cards = scene->n_cards;
   s->found_cards = v->n_cards;

@@ -10,6 +10,7 @@
 static const char usage[] =
     "usage: teppich analyze IMAGE [--deck DIR] [--calib FILE] [--players SPEC]\n"
     "                       [--json] [--annotate OUT.png] [--threads N]\n"
+    "                       [--rules FILE]\n"
     "\n"
     "Finds every destination card and carpet in one photo of the table, which\n"
     "lies on top where they overlap, and the claims, contests and returned\n"
@@ -23,6 +24,9 @@ static const char usage[] =
     "  --annotate OUT    write the photo with everything found drawn on it\n"
     "  --threads N       analysis workers, 1..16 (default: one per core, at\n"
     "                    most 4); the result is the same for any N\n"
+    "  --rules FILE      rules settings (rules/fliegende-teppiche.rules): the\n"
+    "                    claims, and how far a carpet must reach into a card to\n"
+    "                    lie on it (contact_depth_tenths_mm; default 1 mm)\n"
     "\n"
     "Decisions the program is not sure of are marked \"uncertain\" with a\n"
     "reason in the JSON and said in the summary. See docs/analyze.md.\n";
@@ -34,7 +38,7 @@ static int run(int argc, char **argv) {
   }
   an_options o = {0};
   bool json = false;
-  const char *annotate = NULL;
+  const char *annotate = NULL, *rules_file = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     bool has_val = i + 1 < argc;
@@ -48,6 +52,8 @@ static int run(int argc, char **argv) {
       o.players = argv[++i];
     else if (!strcmp(a, "--annotate") && has_val)
       annotate = argv[++i];
+    else if (!strcmp(a, "--rules") && has_val)
+      rules_file = argv[++i];
     else if (!strcmp(a, "--threads") && has_val) {
       long n;
       if (!cli_parse_long(argv[++i], 1, 16, &n))
@@ -63,6 +69,9 @@ static int run(int argc, char **argv) {
   }
   if (!o.image) return cli_fail(2, "analyze: no IMAGE given (see teppich analyze --help)");
   tp_error err = {{0}};
+  ft_rules rules;
+  if (ft_rules_load(rules_file, &rules, &err) != TP_OK) return cli_fail(2, "%s", err.text);
+  o.rules = &rules;
   an_session *s = NULL;
   tp_status st = an_session_create(&o, &s, &err);
   if (st) return cli_fail(tp_status_exit_code(st), "%s", err.text);

@@ -13,8 +13,9 @@
 static const char usage[] =
     "usage: teppich eval [--count N] [--seed FIRST] [--difficulty easy|normal|hard|all]\n"
     "                    [--failures DIR] [--verbose] [--true-camera] [--deck DIR]\n"
-    "                    [--threads N]\n"
+    "                    [--threads N] [--rules FILE] [--truth-rules FILE]\n"
     "       teppich eval --scene SCENE.json [--deck DIR] [--true-camera] [--threads N]\n"
+    "                    [--rules FILE]\n"
     "\n"
     "Renders N random scenes per difficulty (seeds FIRST, FIRST+1, ...; default\n"
     "100000, a range never used for tuning), runs the same code as `teppich\n"
@@ -32,7 +33,11 @@ static const char usage[] =
     "same photos. `claims` counts scenes whose claims, contests and returned\n"
     "carpets (by card type) are the truth's; --verbose prints that per scene.\n"
     "--threads N: analysis workers (default: one per core, at most 4; the\n"
-    "results are the same for any N).\n";
+    "results are the same for any N). --rules FILE: the rules settings for\n"
+    "the analysis and the truth alike (what \"lies on\" means:\n"
+    "contact_depth_tenths_mm, edge_contact_counts); --truth-rules FILE reads\n"
+    "the truth by other rules than the analysis (to measure against another\n"
+    "reading, e.g. contact_depth_tenths_mm = 0: any overlap).\n";
 
 typedef struct {
   int scenes, exact, errors, claims_right;
@@ -113,18 +118,18 @@ static void outcome(const ft_resolution *r, const char *const *types, int n_type
 }
 
 /* Whether the analysis gives the truth's claims, contests and returned. */
-static bool claims_right(const rnd_scene *scene, const an_report *rep, char *ours, char *truth,
-                         size_t cap) {
+static bool claims_right(const rnd_scene *scene, const an_report *rep, const ft_rules *rules,
+                         char *ours, char *truth, size_t cap) {
   rnd_truth *t = malloc(sizeof *t);
   if (!t) return false;
-  rnd_truth_compute(scene, t);
+  rnd_truth_compute_contact(scene, ft_rules_contact_mm(rules), t);
   ft_carpet_on on[RND_MAX_CARPETS];
   for (int k = 0; k < scene->n_carpets; k++)
     on[k] = (ft_carpet_on){scene->carpets[k].colour, scene->carpets[k].colour,
                            t->carpets[k].on_cards, t->carpets[k].n_on};
   ft_resolution truth_res;
   tp_error err;
-  bool ok = ft_resolve(NULL, on, scene->n_carpets, scene->n_cards, &truth_res, &err) == TP_OK;
+  bool ok = ft_resolve(rules, on, scene->n_carpets, scene->n_cards, &truth_res, &err) == TP_OK;
   free(t);
   int n = scene->n_cards > rep->vis.n_cards ? scene->n_cards : rep->vis.n_cards;
   const char **types = malloc(sizeof *types * (size_t)(n + 1));
@@ -189,9 +194,10 @@ static void save_failure(const char *dir, const char *level, unsigned long seed,
   free(json);
 }
 
+/* truth: the rules the truth is read with (what "lies on" means). */
 static int run_level(an_session *s, an_scenes *sc, rnd_difficulty level, const char *name,
                      unsigned long first, int count, const char *failures, bool verbose,
-                     bool true_camera) {
+                     bool true_camera, const ft_rules *truth_rules) {
   tally t = {0};
   for (int i = 0; i < count; i++) {
     unsigned long seed = first + (unsigned long)i;
@@ -213,11 +219,11 @@ static int run_level(an_session *s, an_scenes *sc, rnd_difficulty level, const c
       snprintf(score.first_error, sizeof score.first_error, "%.150s", err.text);
       t.errors++;
     } else {
-      an_score_scene(&scene, &rep, &score);
+      an_score_scene_contact(&scene, &rep, ft_rules_contact_mm(truth_rules), &score);
       if (!true_camera) mapping_error(&scene, &rep, &t);
     }
     char ours[2048] = "", truth[2048] = "";
-    bool claims = !st && claims_right(&scene, &rep, ours, truth, sizeof ours);
+    bool claims = !st && claims_right(&scene, &rep, truth_rules, ours, truth, sizeof ours);
     t.claims_right += claims;
     if (verbose && claims) printf("  %s seed %lu: claims right\n", name, seed);
     if (verbose && !claims)
@@ -237,7 +243,7 @@ static int run_level(an_session *s, an_scenes *sc, rnd_difficulty level, const c
  * deck_dir: render and analyse with this deck folder (NULL: the demo deck);
  * its deck.json gives the sizes the scene does not set. */
 static int run_scene_file(const char *path, const char *deck_dir, bool true_camera,
-                          int threads) {
+                          int threads, const ft_rules *rules) {
   char *text = NULL;
   size_t len = 0;
   tp_error err;
@@ -256,6 +262,7 @@ static int run_scene_file(const char *path, const char *deck_dir, bool true_came
   an_options o = {0};
   o.deck_dir = deck_dir;
   o.threads = threads;
+  o.rules = rules;
   an_session *s = NULL;
   tp_image img = {0};
   an_report rep;
@@ -265,7 +272,7 @@ static int run_scene_file(const char *path, const char *deck_dir, bool true_came
   vis_table_map truth_map = an_scenes_true_map(&scene, NULL);
   if (!st) st = an_run_image(s, &img, true_camera ? &truth_map : NULL, &rep, &err);
   an_score score;
-  if (!st) an_score_scene(&scene, &rep, &score);
+  if (!st) an_score_scene_contact(&scene, &rep, ft_rules_contact_mm(rules), &score);
   tp_image_free(&img);
   an_report_free(&rep);
   an_scenes_destroy(sc);
@@ -285,7 +292,7 @@ static int run(int argc, char **argv) {
   long count = 20, first = 100000;
   const char *level = "all", *failures = NULL;
   bool verbose = false, true_camera = false;
-  const char *scene_file = NULL, *deck_dir = NULL;
+  const char *scene_file = NULL, *deck_dir = NULL, *rules_file = NULL, *truth_file = NULL;
   long threads = 0;
   for (int i = 1; i < argc; i++) {
     bool v = i + 1 < argc;
@@ -307,6 +314,10 @@ static int run(int argc, char **argv) {
       scene_file = argv[++i];
     } else if (!strcmp(argv[i], "--deck") && v) {
       deck_dir = argv[++i];
+    } else if (!strcmp(argv[i], "--rules") && v) {
+      rules_file = argv[++i];
+    } else if (!strcmp(argv[i], "--truth-rules") && v) {
+      truth_file = argv[++i];
     } else if (!strcmp(argv[i], "--threads") && v) {
       if (!cli_parse_long(argv[++i], 1, 16, &threads))
         return cli_fail(2, "eval: --threads wants 1..16, not '%s'", argv[i]);
@@ -314,15 +325,22 @@ static int run(int argc, char **argv) {
       return cli_fail(2, "eval: unknown or incomplete option '%s' (see teppich eval --help)", argv[i]);
     }
   }
-  if (scene_file) return run_scene_file(scene_file, deck_dir, true_camera, (int)threads);
+  ft_rules rules, truth_rules;
+  tp_error err;
+  if (ft_rules_load(rules_file, &rules, &err) != TP_OK ||
+      ft_rules_load(truth_file ? truth_file : rules_file, &truth_rules, &err) != TP_OK)
+    return cli_fail(2, "eval: %s", err.text);
+  if (scene_file) {
+    if (truth_file) return cli_fail(2, "eval: --truth-rules is for random scenes, not --scene");
+    return run_scene_file(scene_file, deck_dir, true_camera, (int)threads, &rules);
+  }
   static const char *names[3] = {"easy", "normal", "hard"};
   bool want[3] = {false, false, false};
   for (int k = 0; k < 3; k++) want[k] = !strcmp(level, "all") || !strcmp(level, names[k]);
   if (!want[0] && !want[1] && !want[2])
     return cli_fail(2, "eval: --difficulty must be easy, normal, hard or all, not '%s'", level);
   if (failures) mkdir(failures, 0777);
-  tp_error err;
-  an_options o = {.deck_dir = deck_dir, .threads = (int)threads};
+  an_options o = {.deck_dir = deck_dir, .threads = (int)threads, .rules = &rules};
   an_session *s = NULL;
   an_scenes *sc = NULL;
   tp_status st = an_session_create(&o, &s, &err);
@@ -337,7 +355,7 @@ static int run(int argc, char **argv) {
   for (int k = 0; k < 3; k++)
     if (want[k])
       run_level(s, sc, (rnd_difficulty)k, names[k], (unsigned long)first, (int)count, failures,
-                verbose, true_camera);
+                verbose, true_camera, &truth_rules);
   an_scenes_destroy(sc);
   an_session_destroy(s);
   return 0;

@@ -63,7 +63,8 @@ static const char usage[] =
     "                      (0.0.0.0:8080: every interface; port 0: any free\n"
     "                      port); questions can be answered there. After the\n"
     "                      game the page stays until Ctrl-C.\n"
-    "  --rules FILE        rules settings (default: the built-in rules)\n"
+    "  --rules FILE        rules settings, also how far a carpet must reach\n"
+    "                      into a card to lie on it (default: the built-in rules)\n"
     "  --table X0,Y0,X1,Y1 where carpets count, mm (default: everywhere)\n"
     "  --observations FILE replay observations (one analyze --json object per\n"
     "                      line, \"moving\": true while hands are in view)\n"
@@ -115,6 +116,7 @@ enum { WATCH_LOOK_UNTIL = 3 };
 typedef struct {
   options *o;
   const ft_players *players;
+  const ft_rules *rules; /* --rules: also what "lies on" means to the eyes */
   FILE *say_out;
   bool colour;
   FILE *events;
@@ -1007,7 +1009,7 @@ static int open_eyes(app *a, an_session **s, cap_source **src) {
   options *o = a->o;
   tp_error err;
   an_options ao = {.image = o->source, .deck_dir = o->deck,
-                   .calib_file = o->calib};
+                   .calib_file = o->calib, .rules = a->rules};
   tp_status st = an_session_create(&ao, s, &err);
   if (st != TP_OK) return cli_fail(tp_status_exit_code(st), "%s", err.text);
   o->cap.color = true;
@@ -1593,7 +1595,7 @@ static int start_or_resume(app *a, int64_t *skip_to) {
 
 static int play(options *o, const ft_rules *rules, const ft_players *players,
                 int first_layer) {
-  app a = {.o = o, .players = players, .tfd = -1, .settle_frame = 0};
+  app a = {.o = o, .players = players, .rules = rules, .tfd = -1, .settle_frame = 0};
   /* decide on the Nth still frame; look again up to the 3rd */
   a.confirm_frames =
       WATCH_LOOK_UNTIL - (int)(o->still > 0 ? o->still : WATCH_STILL_DEFAULT);

@@ -39,6 +39,8 @@ void vis_settings_default(vis_settings *s) {
   s->type_min_margin = 0.25;
   s->card_min_visible = 0.03;
   s->min_overlap_mm2 = 0.05;
+  s->contact_depth_mm = 1.0; /* the rules' default (rules/fliegende-teppiche.rules) */
+  s->contact_doubt_mm = 0.5;
   s->threads = 1;
 }
 
@@ -310,6 +312,21 @@ static vis_overlap *add_overlap(vis_result *res, const int *index, int i, int j,
   return ov;
 }
 
+/* Whether carpet cp reaches deep enough into card (result index `card`)
+ * to lie on it, by the rules' contact depth (*depth: how deep). A carpet
+ * that stays short of it by less than the pose error only touches, and
+ * says it is not sure. */
+static bool reaches_into(const vis_settings *s, vis_carpet *cp, const vis_rect *card,
+                         int card_index, int type, double *depth) {
+  *depth = vis_rect_contact_depth(&cp->rect, card);
+  if (tp_contact_lies_on(*depth, s->contact_depth_mm)) return true;
+  if (vis__contact_in_doubt(s, *depth) && !cp->uncertain) {
+    cp->uncertain = true;
+    vis__contact_reason(s, *depth, card_index, type, cp->reason);
+  }
+  return false;
+}
+
 /* Who lies on top where carpet object i meets the others. A thrown carpet
  * lies on the whole layout or, when it slid under it, under all of it:
  * the evidence of all its card overlaps is pooled, and a card whose own
@@ -322,17 +339,21 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
   vis_carpet *cp = &res->carpets[index[i]];
   int cards[64], n_cards = 0, sum_on = 0, sum_under = 0, sum_hidden = 0;
   evidence ev[64];
-  double areas[64];
+  double areas[64], depths[64], depth = 0;
   for (int j = 0; j < n_obj; j++) {
     if (j == i) continue;
     bool other_carpet = an->tpl[obj[j].face].kind != VIS__FACE_TYPE;
     if (other_carpet && j < i) continue; /* each carpet pair once */
     vis_rect rj = rect_to_mm(t, &obj[j].r_px);
     double area = vis_rect_overlap_area(&cp->rect, &rj);
-    if (area <= an->s.min_overlap_mm2) continue;
+    if (other_carpet ? area <= an->s.min_overlap_mm2
+                     : !reaches_into(&an->s, cp, &rj, index[j], an->tpl[obj[j].face].index,
+                                     &depth))
+      continue;
     evidence e = overlap_evidence(an, t, obj, n_obj, i, j, tau);
     if (other_carpet) {
       vis_overlap *ov = add_overlap(res, index, i, j, true, area);
+      ov->depth_mm = vis_rect_contact_depth(&cp->rect, &rj);
       bool clear = evidence_clear(e.on_top, e.under);
       ov->carpet_on_top = clear ? e.on_top > e.under : i < j; /* else: matcher's order */
       ov->confidence = clear ? (double)abs(e.on_top - e.under) / (e.on_top + e.under) : 0.5;
@@ -342,6 +363,7 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
     if (n_cards == 64) continue;
     ev[n_cards] = e;
     areas[n_cards] = area;
+    depths[n_cards] = depth;
     cards[n_cards++] = j;
     sum_on += e.on_top, sum_under += e.under, sum_hidden += e.hidden;
   }
@@ -350,6 +372,7 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
   for (int k = 0; k < n_cards; k++) {
     int j = cards[k];
     vis_overlap *ov = add_overlap(res, index, i, j, false, areas[k]);
+    ov->depth_mm = depths[k];
     bool own = evidence_clear(ev[k].on_top, ev[k].under);
     ov->carpet_on_top = own ? ev[k].on_top > ev[k].under : above;
     int on = own ? ev[k].on_top : sum_on, under = own ? ev[k].under : sum_under;
@@ -367,6 +390,10 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
                    ? "another carpet hides where it meets card %d: taken as lying on it"
                    : "cannot see whether it lies on or under card %d: taken as lying on it",
                index[j]);
+    }
+    if (ov->carpet_on_top && !cp->uncertain && vis__contact_in_doubt(&an->s, depths[k])) {
+      cp->uncertain = true;
+      vis__contact_reason(&an->s, depths[k], index[j], an->tpl[obj[j].face].index, cp->reason);
     }
   }
 }

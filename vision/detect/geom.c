@@ -1,8 +1,9 @@
 /* geom: oriented rectangles and convex polygon overlap in table mm. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "vision.h"
+#include "vision_internal.h"
 
 #define VIS_PI 3.14159265358979323846
 
@@ -93,6 +94,37 @@ double vis_rect_overlap_area(const vis_rect *a, const vis_rect *b) {
   vis_rect_corners(a, pa);
   vis_rect_corners(b, pb);
   return vis_convex_overlap_area(pa, 4, pb, 4);
+}
+
+double vis_rect_contact_depth(const vis_rect *a, const vis_rect *b) {
+  vis_pt pa[4], pb[4];
+  vis_rect_corners(a, pa);
+  vis_rect_corners(b, pb);
+  double ca[4][2], cb[4][2];
+  for (int i = 0; i < 4; i++)
+    ca[i][0] = pa[i].x, ca[i][1] = pa[i].y, cb[i][0] = pb[i].x,
+    cb[i][1] = pb[i].y;
+  return tp_convex_contact_depth((const double(*)[2])ca, 4,
+                                 (const double(*)[2])cb, 4);
+}
+
+bool vis__contact_in_doubt(const vis_settings *s, double depth_mm) {
+  return fabs(depth_mm - s->contact_depth_mm) < s->contact_doubt_mm;
+}
+
+void vis__contact_reason(const vis_settings *s, double depth_mm, int card,
+                         int type, char reason[VIS_REASON_MAX]) {
+  const char *name = type >= 0 ? vis_type_name(type) : "card";
+  if (tp_contact_lies_on(depth_mm, s->contact_depth_mm))
+    snprintf(reason, VIS_REASON_MAX,
+             "it reaches only %.1f mm into the %s (card %d; lying on takes "
+             "over %.1f mm): taken as lying on it",
+             fmax(depth_mm, 0), name, card, s->contact_depth_mm);
+  else
+    snprintf(reason, VIS_REASON_MAX,
+             "it barely touches the %s (card %d; %.1f mm into it, lying on "
+             "takes over %.1f mm): taken as not on it",
+             name, card, fmax(depth_mm, 0), s->contact_depth_mm);
 }
 
 bool vis_rect_contains(const vis_rect *r, vis_pt p) {

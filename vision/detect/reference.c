@@ -1545,6 +1545,13 @@ static double overlap_mm2(const frame *fr, int a, int b) {
   return vis_rect_overlap_area(&ra, &rb);
 }
 
+/* How deep object a reaches into object b (mm; negative: a gap). */
+static double contact_depth(const frame *fr, int a, int b) {
+  vis_rect ra = rect_px_to_mm(fr->t, &fr->obj[a].o.r_px),
+           rb = rect_px_to_mm(fr->t, &fr->obj[b].o.r_px);
+  return vis_rect_contact_depth(&ra, &rb);
+}
+
 /* A carpet lies on the carpets placed before it that it overlaps
  * (thrown after them) or, slid under them, shows its face outside them.
  * One that does neither is the matcher explaining other carpets' pixels
@@ -1722,6 +1729,7 @@ static void stack_carpets(const frame *fr, int a, double min_area,
     double area = overlap_mm2(fr, a, b);
     if (area <= min_area) continue;
     vis_overlap *ov = add_overlap(sk, fr, a, b, area);
+    ov->depth_mm = contact_depth(fr, a, b);
     if (reuse_overlap(fr, a, b, ov)) {
       set_above(sk, fr->n_obj, a, b, ov->carpet_on_top);
       continue;
@@ -1759,24 +1767,39 @@ static void note_card_overlap(const frame *fr, int a, int j,
   }
 }
 
-/* Carpet a against the cards. A thrown carpet lies on the cards it
- * touches or, when it slid under one, under it: a card whose own overlap
- * shows clearly decides for itself, the others take the pooled evidence
+/* Carpet cp's depth into card j is within the pose error of the rules'
+ * contact depth: it says so (unless it already doubts something). */
+static void note_contact_doubt(const frame *fr, const vis_settings *s,
+                               double depth, int j, vis_carpet *cp) {
+  if (cp->uncertain || !vis__contact_in_doubt(s, depth)) return;
+  cp->uncertain = true;
+  vis__contact_reason(s, depth, j, fr->ref->cards[j].type, cp->reason);
+}
+
+/* Carpet a against the cards it reaches into deeper than the rules'
+ * contact depth (less only touches). A thrown carpet lies on them or,
+ * when it slid under one, under it: a card whose own overlap shows
+ * clearly decides for itself, the others take the pooled evidence
  * of all; when nothing shows (a third carpet covers every overlap) it lies
  * on top, as thrown carpets do, and says it is not sure. */
-static void stack_on_cards(const frame *fr, int a, double min_area,
+static void stack_on_cards(const frame *fr, int a, const vis_settings *s,
                            stacking *sk) {
   vis_carpet *cp = &sk->res->carpets[fr->obj[a].index];
   int cards[64], n_cards = 0, sum_on = 0, sum_under = 0, sum_hidden = 0;
   evidence ev[64];
-  double areas[64];
+  double areas[64], depths[64];
   bool reused[64];
   vis_overlap as_decided[64];
   for (int j = 0; j < fr->ref->n && n_cards < 64; j++) {
     if (!live(&fr->obj[j])) continue;
-    double area = overlap_mm2(fr, a, j);
+    double area = overlap_mm2(fr, a, j), depth = contact_depth(fr, a, j);
     int decided = card_overlap_as_decided(fr, a, j, &as_decided[n_cards]);
-    if (decided == 0 || (decided < 0 && area <= min_area)) continue;
+    if (decided == 0 ||
+        (decided < 0 && !tp_contact_lies_on(depth, s->contact_depth_mm))) {
+      note_contact_doubt(fr, s, depth, j, cp);
+      continue;
+    }
+    depths[n_cards] = depth;
     reused[n_cards] =
         decided > 0 || reuse_overlap(fr, a, j, &as_decided[n_cards]);
     if (reused[n_cards]) {
@@ -1795,11 +1818,13 @@ static void stack_on_cards(const frame *fr, int a, double min_area,
   for (int k = 0; k < n_cards; k++) {
     int j = cards[k];
     vis_overlap *ov = add_overlap(sk, fr, a, j, areas[k]);
+    ov->depth_mm = depths[k];
     if (reused[k]) {
       ov->carpet_on_top = as_decided[k].carpet_on_top;
       ov->confidence = as_decided[k].confidence;
       ov->uncertain = as_decided[k].uncertain;
       note_card_overlap(fr, a, j, ov, cp, sk, sum_hidden > sum_on + sum_under);
+      if (ov->carpet_on_top) note_contact_doubt(fr, s, depths[k], j, cp);
       continue;
     }
     bool own = evidence_clear(ev[k].on_top, ev[k].under);
@@ -1809,6 +1834,7 @@ static void stack_on_cards(const frame *fr, int a, double min_area,
         own || pooled ? (double)abs(on - under) / (on + under) : 0.5;
     ov->uncertain = !own && !pooled;
     note_card_overlap(fr, a, j, ov, cp, sk, sum_hidden > sum_on + sum_under);
+    if (ov->carpet_on_top) note_contact_doubt(fr, s, depths[k], j, cp);
   }
 }
 
@@ -1987,12 +2013,16 @@ static void carpet_result(const frame *fr, int i, vis_carpet *c) {
 /* Whether the stacking will ask for overlap_evidence(fr, a, b), carpet a
  * against carpet b > a (stack_carpets) or card b (stack_on_cards): the
  * pixels decide only where the decided frame does not. */
-static bool evidence_wanted(const frame *fr, int a, int b, double min_area) {
+static bool evidence_wanted(const frame *fr, int a, int b,
+                            const vis_settings *s) {
   vis_overlap unused;
   if (b < fr->ref->n &&
       (!live(&fr->obj[b]) || card_overlap_as_decided(fr, a, b, &unused) >= 0))
     return false;
-  return overlap_mm2(fr, a, b) > min_area && !reuse_overlap(fr, a, b, &unused);
+  bool meets = b < fr->ref->n ? tp_contact_lies_on(contact_depth(fr, a, b),
+                                                   s->contact_depth_mm)
+                              : overlap_mm2(fr, a, b) > s->min_overlap_mm2;
+  return meets && !reuse_overlap(fr, a, b, &unused);
 }
 
 typedef struct {
@@ -2013,7 +2043,8 @@ static void evidence_item(void *ctx, int worker, int item) {
  * workers (54 M instructions of a 960x540 flight frame, in the calling
  * thread before). With one worker, or out of memory, nothing is measured
  * ahead (pe->have NULL): the stacking measures each pair when it asks. */
-static void evidence_ahead(const frame *fr, double min_area, pair_evidence *pe) {
+static void evidence_ahead(const frame *fr, const vis_settings *s,
+                           pair_evidence *pe) {
   int n = fr->n_obj, n_pairs = 0;
   size_t nn = (size_t)n * (size_t)n;
   *pe = (pair_evidence){NULL, NULL};
@@ -2024,7 +2055,7 @@ static void evidence_ahead(const frame *fr, double min_area, pair_evidence *pe) 
   if (pairs && pe->ev && pe->have)
     for (int a = fr->ref->n; a < n; a++)
       for (int b = 0; b < n; b++)
-        if ((b < fr->ref->n || b > a) && evidence_wanted(fr, a, b, min_area))
+        if ((b < fr->ref->n || b > a) && evidence_wanted(fr, a, b, s))
           pairs[n_pairs++] = (size_t)a * (size_t)n + (size_t)b;
   evidence_job job = {fr, pairs, pe};
   vis__parallel_for(fr->t->threads, n_pairs, evidence_item, &job);
@@ -2049,13 +2080,13 @@ static tp_status build_result(const frame *fr, vis_result *res, tp_error *err) {
   res->n_carpets = n_cp;
   for (int i = fr->ref->n; i < n; i++)
     carpet_result(fr, i, &res->carpets[i - fr->ref->n]);
-  double min_area = vis__analyzer_settings(fr->an)->min_overlap_mm2;
+  const vis_settings *vs = vis__analyzer_settings(fr->an);
   pair_evidence ahead;
-  evidence_ahead(fr, min_area, &ahead);
+  evidence_ahead(fr, vs, &ahead);
   sk.ahead = ahead.have ? &ahead : NULL;
   for (int i = fr->ref->n; i < n; i++) {
-    stack_carpets(fr, i, min_area, &sk);
-    stack_on_cards(fr, i, min_area, &sk);
+    stack_carpets(fr, i, vs->min_overlap_mm2, &sk);
+    stack_on_cards(fr, i, vs, &sk);
   }
   free(ahead.ev);
   free(ahead.have);

@@ -91,6 +91,9 @@ double vis_polygon_area(const vis_pt *p, int n);
 double vis_convex_overlap_area(const vis_pt *a, int na, const vis_pt *b,
                                int nb);
 double vis_rect_overlap_area(const vis_rect *a, const vis_rect *b);
+/* How deep a reaches into b (mm): tp_convex_contact_depth of the two
+ * outlines (negative: the gap between them). */
+double vis_rect_contact_depth(const vis_rect *a, const vis_rect *b);
 /* True if the point lies inside the rectangle (on the edge counts). */
 bool vis_rect_contains(const vis_rect *r, vis_pt p);
 
@@ -107,9 +110,16 @@ typedef struct {
   double type_min_margin;
   /* A card must show at least this fraction to be reported at all. */
   double card_min_visible;
-  /* Overlaps smaller than this (mm^2) count as touching, not overlap;
-   * the game counts any overlap, so keep it about the pose error. */
+  /* Carpet-on-carpet overlaps smaller than this (mm^2) count as touching
+   * (which carpet lies on top is not asked there); about the pose error. */
   double min_overlap_mm2;
+  /* A carpet lies on a card when it reaches more than this (mm) into it
+   * (tp_contact_lies_on): the rules' contact depth, ft_rules_contact_mm
+   * (default 1 mm; negative: touching counts). */
+  double contact_depth_mm;
+  /* A depth within this (mm) of contact_depth_mm is about the pose error:
+   * the carpet is reported uncertain, with which card and how deep. */
+  double contact_doubt_mm;
   /* Worker threads for the stages that split into independent parts
    * (the rectification's strips), 1..16. 1 (the default) runs everything
    * in the calling thread; more: faster on a multi-core Pi. */
@@ -175,6 +185,7 @@ typedef struct {
   bool other_is_carpet;
   bool carpet_on_top;
   double area_mm2;
+  double depth_mm;   /* how deep the carpet reaches into the other */
   double confidence; /* 0..1 */
   bool uncertain;
 } vis_overlap;

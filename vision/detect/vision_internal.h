@@ -109,6 +109,14 @@ tp_status vis__hypotheses(const vis__table *t, const double (*sizes_px)[2],
                           int n_sizes, vis_rect **out, int *n_out,
                           tp_error *err);
 
+/* A carpet's depth into a card within the pose error of the rules' contact
+ * depth (geom.c), and the reason told then ("it barely touches the lamp
+ * (card 3; 0.7 mm into it, ...): taken as not on it" / "... as lying on
+ * it"); type -1: unknown. */
+bool vis__contact_in_doubt(const vis_settings *s, double depth_mm);
+void vis__contact_reason(const vis_settings *s, double depth_mm, int card,
+                         int type, char reason[VIS_REASON_MAX]);
+
 /* Fraction of the rectangle's pixels in the object mask. */
 double vis__object_fraction(const vis__table *t, const vis_rect *r_px);
 /* vis__object_fraction(t, r_px) > min, stopping once the answer is certain. */
