@@ -84,7 +84,8 @@ typedef struct {
   /* claims (edge_contact, contact_depth and carpet_on_carpet are for
    * the camera side: what "lies on" means) */
   bool edge_contact_counts;
-  int contact_depth_tenths_mm; /* how deep a carpet must reach into a card */
+  int contact_depth_tenths_mm; /* how deep a carpet must reach into a card
+                                  (default 0: any overlap) */
   bool carpet_on_carpet_counts;
   ft_same_player same_player;
   /* contests */

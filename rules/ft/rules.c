@@ -40,7 +40,7 @@ static const rset_key ft_keys[] = {
              "order with 2 carpets each"),
     WORD_KEY("edge_contact_counts", YN, "no",
              "touching an edge claims (camera side)"),
-    INT_KEY("contact_depth_tenths_mm", 0, 100, "10",
+    INT_KEY("contact_depth_tenths_mm", 0, 100, "0",
             "tenths of a mm a carpet must reach into a card (camera side)"),
     WORD_KEY("carpet_on_carpet_counts", YN, "yes",
              "a carpet on a carpet still claims (camera side)"),

@@ -232,9 +232,10 @@ static bool truth_on(const rnd_truth *t, int carpet, int card) {
 }
 
 /* A carpet lies on a card when it reaches deeper into it than the rules'
- * contact depth (1 mm by default): a corner 2 mm in lies on it, a corner
- * 0.5 mm in (0.25 mm^2, which the old area test counted) and a sliver
- * 0.5 mm wide along a whole edge (45 mm^2) only touch. */
+ * contact depth: by default any overlap (touching edge to edge does not
+ * count); at 1 mm a corner 2 mm in lies on it, a corner 0.5 mm in
+ * (0.25 mm^2) and a sliver 0.5 mm wide along a whole edge (45 mm^2) only
+ * touch. */
 static void test_truth_contact_depth(void **state) {
   (void)state;
   rnd_scene *s = malloc(sizeof *s);
@@ -249,7 +250,10 @@ static void test_truth_contact_depth(void **state) {
   add_carpet(s, "blue", 700 + 59 - 0.5, 150, 90, 12);              /* edge sliver */
   add_carpet(s, "green", 1000 + 59, 150, 90, 13);                  /* edge to edge */
   rnd_truth t;
-  rnd_truth_compute(s, &t);
+  rnd_truth_compute(s, &t); /* the default rules: any overlap */
+  assert_true(truth_on(&t, 0, 0) && truth_on(&t, 1, 1) && truth_on(&t, 2, 2));
+  assert_false(truth_on(&t, 3, 3));
+  rnd_truth_compute_contact(s, 1.0, &t); /* contact_depth_tenths_mm = 10 */
   assert_true(truth_on(&t, 0, 0));
   assert_false(truth_on(&t, 1, 1));
   assert_false(truth_on(&t, 2, 2));

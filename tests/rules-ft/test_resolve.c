@@ -275,13 +275,16 @@ static void test_rules_changes_and_errors(void **state) {
   assert_non_null(strstr(err.text, "/no/such.rules"));
 }
 
-/* What "lies on" means: a depth in tenths of a mm, 1 mm by default;
- * edge_contact_counts = yes lets touching count. */
+/* What "lies on" means: a depth in tenths of a mm, 0 (any overlap) by
+ * default; edge_contact_counts = yes lets touching count. */
 static void test_rules_contact_depth(void **state) {
   (void)state;
   ft_rules r;
   ft_rules_default(&r);
-  assert_int_equal(r.contact_depth_tenths_mm, 10);
+  assert_int_equal(r.contact_depth_tenths_mm, 0); /* any overlap */
+  assert_true(ft_rules_contact_mm(&r) > 0 && ft_rules_contact_mm(&r) < 1e-3);
+  const char *mm = "contact_depth_tenths_mm = 10\n";
+  assert_int_equal(ft_rules_load_text("x", mm, strlen(mm), &r, NULL), TP_OK);
   assert_true(ft_rules_contact_mm(&r) == 1.0);
   const char *half = "contact_depth_tenths_mm = 5\n";
   assert_int_equal(ft_rules_load_text("x", half, strlen(half), &r, NULL), TP_OK);

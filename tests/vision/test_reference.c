@@ -339,9 +339,18 @@ static void add_carpet_beside(rnd_scene *s, const char *colour, int i,
              s->cards[i].pose.angle_deg, 1000);
 }
 
-/* A sliver along a card's edge has area but no depth: 0.5 mm wide
- * (45 mm^2) only touches the palace, 2 mm wide lies on the treasure (the
- * rules' contact depth is 1 mm, docs/rules.md). */
+static bool carpet_on(const vis_result *r, const char *colour, int card) {
+  for (int k = 0; k < r->n_carpets; k++)
+    if (!strcmp(r->carpets[k].colour, colour))
+      return in_list(r->carpets[k].on_cards, r->carpets[k].n_on_cards, card);
+  fail_msg("the %s carpet was not found", colour);
+  return false;
+}
+
+/* A sliver along a card's edge has area but no depth: by the default
+ * rules (any overlap) a 0.5 mm wide one (45 mm^2) lies on the palace as a
+ * 2 mm one lies on the treasure; with contact_depth_tenths_mm = 10
+ * (docs/rules.md) the 0.5 mm sliver only touches. */
 static void test_carpet_sliver_touches(void **state) {
   fixture *f = *state;
   rnd_scene s = f->layout;
@@ -349,9 +358,29 @@ static void test_carpet_sliver_touches(void **state) {
   add_carpet_beside(&s, "blue", 5, 2);
   rnd_truth t;
   rnd_truth_compute(&s, &t);
-  assert_int_equal(t.carpets[0].n_on, 0); /* the scene is what it says */
+  assert_int_equal(t.carpets[0].n_on, 1); /* the scene is what it says */
   assert_int_equal(t.carpets[1].n_on, 1);
   run_case(state, &s);
+  /* the same flight with the eyes of a 1 mm group */
+  vis_analyzer *any_overlap = f->an;
+  vis_reference *any_ref = f->ref;
+  vis_settings vs;
+  vis_settings_default(&vs);
+  vs.contact_depth_mm = 1.0;
+  tp_error err;
+  assert_int_equal(
+      vis_analyzer_create(an_session_deck(f->session), &vs, &f->an, &err),
+      TP_OK);
+  f->ref = layout_reference(f, &f->layout, &f->layout_img, true);
+  vis_result r;
+  analyze_flight(f, &s, &r);
+  bool red_on = carpet_on(&r, "red", 2), blue_on = carpet_on(&r, "blue", 5);
+  vis_result_free(&r);
+  vis_reference_destroy(f->ref);
+  vis_analyzer_destroy(f->an);
+  f->an = any_overlap, f->ref = any_ref;
+  assert_false(red_on);
+  assert_true(blue_on);
 }
 
 /* The two results tell the same flight: the same carpets (colour, pose

@@ -26,7 +26,7 @@ static const char usage[] =
     "                    most 4); the result is the same for any N\n"
     "  --rules FILE      rules settings (rules/fliegende-teppiche.rules): the\n"
     "                    claims, and how far a carpet must reach into a card to\n"
-    "                    lie on it (contact_depth_tenths_mm; default 1 mm)\n"
+    "                    lie on it (contact_depth_tenths_mm; default: any overlap)\n"
     "\n"
     "Decisions the program is not sure of are marked \"uncertain\" with a\n"
     "reason in the JSON and said in the summary. See docs/analyze.md.\n";

@@ -37,7 +37,7 @@ static const char usage[] =
     "the analysis and the truth alike (what \"lies on\" means:\n"
     "contact_depth_tenths_mm, edge_contact_counts); --truth-rules FILE reads\n"
     "the truth by other rules than the analysis (to measure against another\n"
-    "reading, e.g. contact_depth_tenths_mm = 0: any overlap).\n";
+    "reading, e.g. contact_depth_tenths_mm = 10: a corner under 1 mm touches).\n";
 
 typedef struct {
   int scenes, exact, errors, claims_right;

@@ -315,8 +315,8 @@ typedef struct {
 /* Geometry truth: corners, visible fractions, on_cards, stacking. A
  * carpet lies on a card below it when it reaches deeper into it than the
  * rules' contact depth (tp_contact_lies_on, ft_rules_contact_mm; the
- * default rules' 1 mm unless given): a shallower corner or sliver only
- * touches. */
+ * default rules' "any overlap" unless given, e.g. 1 mm: a shallower corner
+ * or sliver then only touches). */
 void rnd_truth_compute(const rnd_scene *scene, rnd_truth *out);
 void rnd_truth_compute_contact(const rnd_scene *scene, double contact_mm, rnd_truth *out);
 /* The truth JSON (malloc'd): analyze's fields of spec section 4 (with

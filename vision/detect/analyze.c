@@ -39,7 +39,7 @@ void vis_settings_default(vis_settings *s) {
   s->type_min_margin = 0.25;
   s->card_min_visible = 0.03;
   s->min_overlap_mm2 = 0.05;
-  s->contact_depth_mm = 1.0; /* the rules' default (rules/fliegende-teppiche.rules) */
+  s->contact_depth_mm = 1e-6; /* the rules' default: any overlap (ft_rules_contact_mm) */
   s->contact_doubt_mm = 0.5;
   s->threads = 1;
 }

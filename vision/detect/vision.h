@@ -115,7 +115,7 @@ typedef struct {
   double min_overlap_mm2;
   /* A carpet lies on a card when it reaches more than this (mm) into it
    * (tp_contact_lies_on): the rules' contact depth, ft_rules_contact_mm
-   * (default 1 mm; negative: touching counts). */
+   * (default a hair above 0: any overlap; negative: touching counts). */
   double contact_depth_mm;
   /* A depth within this (mm) of contact_depth_mm is about the pose error:
    * the carpet is reported uncertain, with which card and how deep. */
