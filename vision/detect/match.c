@@ -1060,77 +1060,28 @@ static bool lift_all(const match_ctx *m, const hyp *h, int valid, const vis__obj
   return true;
 }
 
-/* The lift lf kept with object o's face (in the face's own axes: a
- * turned face's cells in reverse), for every residual of it
- * (vis__place_residual). */
-static void keep_lift(vis__object *o, const lift_field *lf) {
-  o->lifted = true;
-  for (int c = 0; c < LIFT_CELLS; c++)
-    o->lift[o->flipped ? LIFT_CELLS - 1 - c : c] = (float)lf->g[c];
-}
-
-/* Object o (a card at its refined pose) with its own face refitted under
- * the lift its frame shows, and keeping it, when lift_all's gate passes
- * (a lamp's glare); false (o unchanged) without glare, with most of the
- * card hidden, or without memory. The field is measured on the frame,
- * not fitted to the picture, so it cannot make a face explain a card's
- * picture that is not there. A face fitted to a washed-out card fits
- * faded (gain at the fit's bound) and its frame shows too little lift,
- * unevenly: the field is measured again under the face refitted to the
- * samples freed of it, LIFT_PROBE_ROUNDS times (tuning hard 3038: steps
- * between cells 0.2-0.3 at first, smooth after). */
-enum { LIFT_PROBE_ROUNDS = 3 };
-static bool lift_probe(const match_ctx *m, int16_t self, vis__object *o) {
-  const vis__template *tp = &m->tpl[o->face];
-  hyp h;
-  bool lifted = false;
-  float *clear = NULL;
-  double *g_of = NULL;
-  if (sample_hyp(m->t, &o->r_px, tp->w, tp->h, tp->w_mm, tp->h_mm, 1, &h) && h.alive) {
-    clear = malloc(sizeof(float) * (3 * (size_t)h.n + 1));
-    g_of = malloc(sizeof(double) * ((size_t)h.n + 1));
-  }
-  double so[3], step;
-  int valid = clear && g_of ? free_samples(m, &h, 1, so) : 0;
-  /* a card mostly hidden or off the table shows few frame cells: the
-   * others' lift would only be guessed from their neighbours (tuning hard
-   * 3034: a spice bazaar's face lifted onto a card 14 % visible and the
-   * carpet beside it, a third of it showing, passed for a card and hid
-   * the real one; 3097: a camel bazaar a tenth on the table's edge) */
-  if (valid > 0 && 2 * valid >= tp->w * tp->h) {
-    vis__object own;
-    lift_field lf;
-    score_face(m, &h, valid, so, o->face, o->flipped, false, -1, &own);
-    double strongest = frame_lift(m, &h, &own, &lf, &step);
-    hyp hc = h;
-    hc.lab = clear;
-    for (int round = 0; strongest >= LIFT_GATE && round < LIFT_PROBE_ROUNDS; round++) {
-      free_of_lift(&h, &lf, clear, g_of);
-      sample_sums(&hc, m->list, valid, so);
-      fit_lifted(m, &h, &hc, valid, so, g_of, &own);
-      strongest = frame_lift(m, &h, &own, &lf, &step);
-      if (m->mp->log)
-        fprintf(m->mp->log, "probe %d: round %d lifted %.2f step %.2f explains %d of %d\n", self,
-                round, strongest, step, own.explained, valid);
-    }
-    if (strongest >= LIFT_GATE && step <= LIFT_MAX_STEP) {
-      memcpy(o->gain, own.gain, sizeof o->gain);
-      memcpy(o->offset, own.offset, sizeof o->offset);
-      keep_lift(o, &lf);
-      lifted = true;
-    }
-  }
-  free(clear);
-  free(g_of);
-  free_hyp(&h);
-  return lifted;
-}
-
+/* A card's face, at its refined pose, must explain the card's frame or
+ * picture where nothing accepted hides it (evidence.c): a face fitted
+ * onto patterned cloth or wood does neither, and accepted it would hide
+ * and push aside the real cards under and beside it. Carpets pass.
+ * *probe gets the refined object (*refined: it was refined): the final
+ * refinement of an accepted object sees the same claims above it (claims
+ * are only ever added under it), so it would find the same pose. */
 enum { SHOWS_NO_CARD, SHOWS_CARD, SHOWS_POOR_CARD };
-
-/* The card evidence of the refined probe (shows_card's verdict). */
-static int card_verdict(const match_ctx *m, const hyp *h, const vis__object *acc, int16_t n_acc,
-                        const vis__object *probe) {
+#define FADED_GAIN 0.55 /* a gain of L this low: the fit's bound (0.5) */
+static int shows_card(const match_ctx *m, const hyp *h, const vis__object *acc, int16_t n_acc,
+                      vis__object *probe, bool *refined) {
+  *refined = false;
+  if (m->tpl[h->best.face].kind != VIS__FACE_TYPE) return SHOWS_CARD;
+  *probe = h->best;
+  refine(m->t, &m->tpl[probe->face], m->claim, n_acc, probe, m->mp->threads);
+  *refined = true;
+  /* where a phantom card lay, faces fit faded (gain of L at the fit's
+   * bound): the phantoms retract_phantoms took back were such, and so were
+   * the new ones found in their place (tuning hard 3102, 3105, 3198: camel
+   * bazaars at gain 0.50 on cloth); the real cards found there fitted at
+   * 0.61-0.88 (one under glare at 0.50 is lost again: hard 3010) */
+  if (h->beside_phantom && probe->gain[0] < FADED_GAIN) return SHOWS_NO_CARD;
   vis__face_fit ff;
   vis__face_fit_measure(m->t, &m->tpl[probe->face], probe, NULL, 0, m->claim, n_acc, &ff);
   /* outside the object mask (well_explained's clear score) the frame
@@ -1150,62 +1101,6 @@ static int card_verdict(const match_ctx *m, const hyp *h, const vis__object *acc
   }
   if (vis__face_fit_no_card(&ff)) return SHOWS_NO_CARD;
   return vis__face_fit_poor(&ff) ? SHOWS_POOR_CARD : SHOWS_CARD;
-}
-
-static void settle_type(match_ctx *m, vis__object *o, int16_t i);
-
-/* Under a lamp's glare one gain/offset cannot fit the whole card, and a
- * real card fails the evidence (tuning hard 3031: a palace 100 % visible,
- * 0.81 of its frame explained): its face is asked again lifted as its
- * frame shows (lift_probe). Lifted, it must show a card cleanly: a face
- * of another type fitted across a card under glare is lifted toward a
- * card too, and as a poor card it took the real card's place (tuning
- * hard 3072: a camel bazaar 12 mm and 15 degrees off a carpet bazaar).
- * The face that fitted unlifted may be another type's and its refined
- * pose off (tuning hard 3038: a camel bazaar's 1.3 mm and 1.6 degrees off
- * a desert): the type is settled under the lift, and a card of another
- * type is refined and asked again with its own face. True: *probe is
- * that card, lifted. */
-static bool lifted_card(match_ctx *m, const hyp *h, const vis__object *acc, int16_t n_acc,
-                        vis__object *probe) {
-  vis__object lifted = *probe;
-  if (!lift_probe(m, n_acc, &lifted) || card_verdict(m, h, acc, n_acc, &lifted) != SHOWS_CARD)
-    return false;
-  int face = lifted.face;
-  settle_type(m, &lifted, n_acc);
-  if (lifted.face != face) {
-    refine(m->t, &m->tpl[lifted.face], m->claim, n_acc, &lifted, m->mp->threads);
-    if (!lift_probe(m, n_acc, &lifted) || card_verdict(m, h, acc, n_acc, &lifted) != SHOWS_CARD)
-      return false;
-  }
-  *probe = lifted;
-  return true;
-}
-
-/* A card's face, at its refined pose, must explain the card's frame or
- * picture where nothing accepted hides it (evidence.c): a face fitted
- * onto patterned cloth or wood does neither, and accepted it would hide
- * and push aside the real cards under and beside it. Carpets pass.
- * *probe gets the refined object (*refined: it was refined): the final
- * refinement of an accepted object sees the same claims above it (claims
- * are only ever added under it), so it would find the same pose. */
-#define FADED_GAIN 0.55 /* a gain of L this low: the fit's bound (0.5) */
-static int shows_card(match_ctx *m, const hyp *h, const vis__object *acc, int16_t n_acc,
-                      vis__object *probe, bool *refined) {
-  *refined = false;
-  if (m->tpl[h->best.face].kind != VIS__FACE_TYPE) return SHOWS_CARD;
-  *probe = h->best;
-  refine(m->t, &m->tpl[probe->face], m->claim, n_acc, probe, m->mp->threads);
-  *refined = true;
-  /* where a phantom card lay, faces fit faded (gain of L at the fit's
-   * bound): the phantoms retract_phantoms took back were such, and so were
-   * the new ones found in their place (tuning hard 3102, 3105, 3198: camel
-   * bazaars at gain 0.50 on cloth); the real cards found there fitted at
-   * 0.61-0.88 (one under glare at 0.50 is lost again: hard 3010) */
-  if (h->beside_phantom && probe->gain[0] < FADED_GAIN) return SHOWS_NO_CARD;
-  int verdict = card_verdict(m, h, acc, n_acc, probe);
-  if (verdict != SHOWS_CARD && lifted_card(m, h, acc, n_acc, probe)) verdict = SHOWS_CARD;
-  return verdict;
 }
 
 /* Residual of sample k of hypothesis h under its best face's fit. */
@@ -1426,7 +1321,7 @@ static void search_pose(const match_ctx *m, hyp *h, int16_t n) {
   }
 }
 
-static int rescue(match_ctx *m, hyp *H, int n_hyps, const vis__object *acc, int n,
+static int rescue(const match_ctx *m, hyp *H, int n_hyps, const vis__object *acc, int n,
                   hyp_rank *order, vis__object *refined, bool *is_refined) {
   int n_ok = 0;
   for (int i = 0; i < n_hyps; i++) {
@@ -1705,7 +1600,11 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i) {
     o->total = keep.total;
     o->valid = keep.valid;
     o->explained = (int)lround(o->score * keep.valid);
-    if (lf) keep_lift(o, &lift); /* the evidence sees the face lifted as it was chosen */
+    if (lf) { /* the evidence sees the face lifted as it was chosen */
+      o->lifted = true;
+      for (int c = 0; c < LIFT_CELLS; c++)
+        o->lift[o->flipped ? LIFT_CELLS - 1 - c : c] = (float)lift.g[c];
+    }
   }
   /* the same type: the matcher's runner-up and margin stand (its four
    * candidates were the closest faces at its pose) */
