@@ -320,10 +320,7 @@ static bool reaches_into(const vis_settings *s, vis_carpet *cp, const vis_rect *
                          int card_index, int type, double *depth) {
   *depth = vis_rect_contact_depth(&cp->rect, card);
   if (tp_contact_lies_on(*depth, s->contact_depth_mm)) return true;
-  if (vis__contact_in_doubt(s, *depth) && !cp->uncertain) {
-    cp->uncertain = true;
-    vis__contact_reason(s, *depth, card_index, type, cp->reason);
-  }
+  vis__note_contact_doubt(s, *depth, card_index, type, cp);
   return false;
 }
 
@@ -391,10 +388,8 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
                    : "cannot see whether it lies on or under card %d: taken as lying on it",
                index[j]);
     }
-    if (ov->carpet_on_top && !cp->uncertain && vis__contact_in_doubt(&an->s, depths[k])) {
-      cp->uncertain = true;
-      vis__contact_reason(&an->s, depths[k], index[j], an->tpl[obj[j].face].index, cp->reason);
-    }
+    if (ov->carpet_on_top)
+      vis__note_contact_doubt(&an->s, depths[k], index[j], an->tpl[obj[j].face].index, cp);
   }
 }
 

@@ -108,12 +108,12 @@ double vis_rect_contact_depth(const vis_rect *a, const vis_rect *b) {
                                  (const double(*)[2])cb, 4);
 }
 
-bool vis__contact_in_doubt(const vis_settings *s, double depth_mm) {
+static bool contact_in_doubt(const vis_settings *s, double depth_mm) {
   return fabs(depth_mm - s->contact_depth_mm) < s->contact_doubt_mm;
 }
 
-void vis__contact_reason(const vis_settings *s, double depth_mm, int card,
-                         int type, char reason[VIS_REASON_MAX]) {
+static void contact_reason(const vis_settings *s, double depth_mm, int card,
+                           int type, char reason[VIS_REASON_MAX]) {
   const char *name = type >= 0 ? vis_type_name(type) : "card";
   if (tp_contact_lies_on(depth_mm, s->contact_depth_mm))
     snprintf(reason, VIS_REASON_MAX,
@@ -125,6 +125,13 @@ void vis__contact_reason(const vis_settings *s, double depth_mm, int card,
              "it barely touches the %s (card %d; %.1f mm into it, lying on "
              "takes over %.1f mm): taken as not on it",
              name, card, fmax(depth_mm, 0), s->contact_depth_mm);
+}
+
+void vis__note_contact_doubt(const vis_settings *s, double depth_mm, int card, int type,
+                             vis_carpet *cp) {
+  if (cp->uncertain || !contact_in_doubt(s, depth_mm)) return;
+  cp->uncertain = true;
+  contact_reason(s, depth_mm, card, type, cp->reason);
 }
 
 bool vis_rect_contains(const vis_rect *r, vis_pt p) {

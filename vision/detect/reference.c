@@ -1767,15 +1767,6 @@ static void note_card_overlap(const frame *fr, int a, int j,
   }
 }
 
-/* Carpet cp's depth into card j is within the pose error of the rules'
- * contact depth: it says so (unless it already doubts something). */
-static void note_contact_doubt(const frame *fr, const vis_settings *s,
-                               double depth, int j, vis_carpet *cp) {
-  if (cp->uncertain || !vis__contact_in_doubt(s, depth)) return;
-  cp->uncertain = true;
-  vis__contact_reason(s, depth, j, fr->ref->cards[j].type, cp->reason);
-}
-
 /* Carpet a against the cards it reaches into deeper than the rules'
  * contact depth (less only touches). A thrown carpet lies on them or,
  * when it slid under one, under it: a card whose own overlap shows
@@ -1796,7 +1787,7 @@ static void stack_on_cards(const frame *fr, int a, const vis_settings *s,
     int decided = card_overlap_as_decided(fr, a, j, &as_decided[n_cards]);
     if (decided == 0 ||
         (decided < 0 && !tp_contact_lies_on(depth, s->contact_depth_mm))) {
-      note_contact_doubt(fr, s, depth, j, cp);
+      vis__note_contact_doubt(s, depth, j, fr->ref->cards[j].type, cp);
       continue;
     }
     depths[n_cards] = depth;
@@ -1824,7 +1815,7 @@ static void stack_on_cards(const frame *fr, int a, const vis_settings *s,
       ov->confidence = as_decided[k].confidence;
       ov->uncertain = as_decided[k].uncertain;
       note_card_overlap(fr, a, j, ov, cp, sk, sum_hidden > sum_on + sum_under);
-      if (ov->carpet_on_top) note_contact_doubt(fr, s, depths[k], j, cp);
+      if (ov->carpet_on_top) vis__note_contact_doubt(s, depths[k], j, fr->ref->cards[j].type, cp);
       continue;
     }
     bool own = evidence_clear(ev[k].on_top, ev[k].under);
@@ -1834,7 +1825,7 @@ static void stack_on_cards(const frame *fr, int a, const vis_settings *s,
         own || pooled ? (double)abs(on - under) / (on + under) : 0.5;
     ov->uncertain = !own && !pooled;
     note_card_overlap(fr, a, j, ov, cp, sk, sum_hidden > sum_on + sum_under);
-    if (ov->carpet_on_top) note_contact_doubt(fr, s, depths[k], j, cp);
+    if (ov->carpet_on_top) vis__note_contact_doubt(s, depths[k], j, fr->ref->cards[j].type, cp);
   }
 }
 

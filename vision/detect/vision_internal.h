@@ -113,9 +113,12 @@ tp_status vis__hypotheses(const vis__table *t, const double (*sizes_px)[2],
  * depth (geom.c), and the reason told then ("it barely touches the lamp
  * (card 3; 0.7 mm into it, ...): taken as not on it" / "... as lying on
  * it"); type -1: unknown. */
-bool vis__contact_in_doubt(const vis_settings *s, double depth_mm);
-void vis__contact_reason(const vis_settings *s, double depth_mm, int card,
-                         int type, char reason[VIS_REASON_MAX]);
+/* Carpet cp's depth into a card (its index and type) is within the pose
+ * error of the rules' contact depth: cp says so, with the reason, unless
+ * it already doubts something. The one rule analyze and the layout
+ * reference both follow. */
+void vis__note_contact_doubt(const vis_settings *s, double depth_mm, int card, int type,
+                             vis_carpet *cp);
 
 /* Fraction of the rectangle's pixels in the object mask. */
 double vis__object_fraction(const vis__table *t, const vis_rect *r_px);
