@@ -1349,6 +1349,34 @@ static bool taken_away(const frame *fr, const ref_obj *ro, const covers *cv) {
          (share >= 0.5 && card < 0.01 && table >= 0.2);
 }
 
+/* The slots placed at once, one item each (parallel.c): a slot's
+ * placement writes only its own fr->obj[s] and reads the table, the
+ * reference, the matcher's objects and the carpets' covers, never
+ * another slot's placement. */
+typedef struct {
+  frame *fr;
+  const vis__object *acc;
+  const int *slot_obj; /* per slot: the matcher's object or -1 */
+  const covers *cv;
+} slot_job;
+
+static void place_slot_item(void *ctx, int worker, int s) {
+  (void)worker;
+  const slot_job *j = ctx;
+  frame *fr = j->fr;
+  const vis_reference *ref = fr->ref;
+  ref_obj *ro = &fr->obj[s];
+  memset(ro, 0, sizeof *ro);
+  ro->card = true;
+  ro->index = s;
+  ro->present = ref->cards[s].present;
+  if (!ro->present) return;
+  ro->tpl = patch_of(fr, s);
+  vis_rect ref_px = rect_mm_to_px(fr->t, &ref->cards[s].rect);
+  place_slot(fr, ro, &ref_px, j->slot_obj[s] >= 0 ? &j->acc[j->slot_obj[s]] : NULL, j->cv);
+  ro->gone = taken_away(fr, ro, j->cv);
+}
+
 /* Every present slot's object: the matcher's, or placed from the
  * reference. Carpets must be in fr->obj already (they hide samples). */
 static tp_status place_cards(frame *fr, const vis__object *acc, int n_acc,
@@ -1361,19 +1389,8 @@ static tp_status place_cards(frame *fr, const vis__object *acc, int n_acc,
   tp_status st = assign_cards(fr, acc, n_acc, slot_obj, err);
   covers cv;
   carpet_covers(fr, &cv);
-  for (int s = 0; !st && s < ref->n; s++) {
-    ref_obj *ro = &fr->obj[s];
-    memset(ro, 0, sizeof *ro);
-    ro->card = true;
-    ro->index = s;
-    ro->present = ref->cards[s].present;
-    if (!ro->present) continue;
-    ro->tpl = patch_of(fr, s);
-    vis_rect ref_px = rect_mm_to_px(fr->t, &ref->cards[s].rect);
-    place_slot(fr, ro, &ref_px, slot_obj[s] >= 0 ? &acc[slot_obj[s]] : NULL,
-               &cv);
-    ro->gone = taken_away(fr, ro, &cv);
-  }
+  slot_job job = {fr, acc, slot_obj, &cv};
+  if (!st) vis__parallel_for(fr->t->threads, ref->n, place_slot_item, &job);
   free(slot_obj);
   return st;
 }
