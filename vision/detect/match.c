@@ -787,22 +787,15 @@ typedef struct {
   pose_memo pm;
 } pose_search;
 
-static double search_cost(pose_search *ps, const vis_rect *r, int stride) {
-  double c;
-  if (memo_find(&ps->pm, r, stride, &c)) return c;
-  c = pose_cost(ps->t, ps->tp, ps->claim, ps->self, ps->pm.pred, r, ps->flipped, stride);
-  memo_add(&ps->pm, r, stride, c);
-  return c;
-}
-
 /* The poses of a sweep measured at once, one item each (parallel.c):
  * pose_cost only reads the table, the claims and the fitted face. */
+enum { SWEEP_START = 6 }; /* the index of the sweep's start pose, after the six moves */
 typedef struct {
   const pose_search *ps;
   int stride;
-  vis_rect pose[6];
-  double cost[6];
-  int todo[6]; /* the moves whose pose is not remembered */
+  vis_rect pose[SWEEP_START + 1];
+  double cost[SWEEP_START + 1];
+  int todo[SWEEP_START + 1]; /* the poses not remembered */
 } pose_batch;
 
 static void pose_cost_item(void *ctx, int worker, int item) {
@@ -821,15 +814,22 @@ static void pose_cost_item(void *ctx, int worker, int item) {
  * after it are tried again from there, so the poses taken and their
  * costs are those of one move at a time (pose_cost is a function of the
  * pose; the memo only saves work), and with one worker no pose more is
- * measured. Returns whether a move was taken. */
+ * measured. cost_known false: *cost is not measured yet (a round's start
+ * at a new stride); the start pose is measured with the first moves, as
+ * one more item of their batch (with one worker alone before them, as
+ * one at a time). Returns whether a move was taken. */
 static bool sweep(pose_search *ps, int stride, double step, double astep, vis_rect *best,
-                  double *cost) {
+                  double *cost, bool cost_known) {
   const double d[6][3] = {{step, 0, 0}, {-step, 0, 0}, {0, step, 0},
                           {0, -step, 0}, {0, 0, astep}, {0, 0, -astep}};
   bool moved = false;
   for (int k0 = 0; k0 < 6;) {
     pose_batch b = {.ps = ps, .stride = stride};
     int n_todo = 0, k_end = k0;
+    if (!cost_known) {
+      b.pose[SWEEP_START] = *best;
+      b.todo[n_todo++] = SWEEP_START;
+    }
     bool lower = false; /* a remembered pose lowers it: measure none after */
     for (; k_end < 6 && n_todo < ps->threads && !lower; k_end++) {
       vis_rect r = *best;
@@ -840,10 +840,14 @@ static bool sweep(pose_search *ps, int stride, double step, double astep, vis_re
       if (!memo_find(&ps->pm, &r, stride, &b.cost[k_end]))
         b.todo[n_todo++] = k_end;
       else
-        lower = b.cost[k_end] < *cost;
+        lower = cost_known && b.cost[k_end] < *cost;
     }
     vis__parallel_for(ps->threads, n_todo, pose_cost_item, &b);
     for (int i = 0; i < n_todo; i++) memo_add(&ps->pm, &b.pose[b.todo[i]], stride, b.cost[b.todo[i]]);
+    if (!cost_known) {
+      *cost = b.cost[SWEEP_START];
+      cost_known = true;
+    }
     int taken = -1;
     for (int k = k0; k < k_end && taken < 0; k++)
       if (b.cost[k] < *cost) taken = k;
@@ -889,9 +893,10 @@ static void refine_from(const vis__table *t, const vis__template *tp, const int1
   for (int round = 0; round < rounds; round++) {
     /* the coarse steps on every 2nd sample each way: a quarter the work */
     int stride = round < rounds - 2 ? 2 : 1;
-    double cost = search_cost(&ps, &best, stride);
-    for (int it = 0; it < 6 && sweep(&ps, stride, step, astep, &best, &cost); it++) {
-    }
+    double cost = 0;
+    bool known = memo_find(&ps.pm, &best, stride, &cost);
+    for (int it = 0; it < 6 && sweep(&ps, stride, step, astep, &best, &cost, known); it++)
+      known = true;
     step /= 2;
     astep /= 2;
   }
