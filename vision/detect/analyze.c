@@ -166,6 +166,24 @@ static tp_status smooth_table(vis__table *t, int radius, tp_error *err) {
   return first ? tp_error_set(err, first, "could not smooth the table image") : TP_OK;
 }
 
+/* An image of the object mask's size (which tp_image_alloc has checked)
+ * whose pixels are left unset: the table's RGB and Lab images (every
+ * strip's remap and conversion) and its smoothing (every band) write
+ * every pixel before anything reads one, so tp_image_alloc's zeroing
+ * (16 M instructions of a 960x540 frame, in the calling thread) would
+ * only be overwritten. Freed with tp_image_free, as tp_image_alloc's. */
+static tp_status alloc_written(tp_image *img, const tp_image *like, int channels) {
+  memset(img, 0, sizeof *img);
+  size_t stride = (size_t)like->width * (size_t)channels;
+  img->data = malloc(stride * (size_t)like->height);
+  if (!img->data) return TP_ERR_NOMEM;
+  img->width = like->width;
+  img->height = like->height;
+  img->stride = (int)stride;
+  img->channels = channels;
+  return TP_OK;
+}
+
 /* The rectified table: the map's area at px_per_mm, in RGB and Lab. */
 static tp_status rectify(const vis_analyzer *an, const tp_image *rgb,
                          const vis_table_map *map, vis__table *t, tp_error *err) {
@@ -179,8 +197,8 @@ static tp_status rectify(const vis_analyzer *an, const tp_image *rgb,
   t->x0_mm = x0;
   t->y0_mm = y0;
   t->threads = an->s.threads;
-  if (tp_image_alloc(&t->rgb, w, h, 3) || tp_image_alloc(&t->lab, w, h, 3) ||
-      tp_image_alloc(&t->object, w, h, 1) || tp_image_alloc(&t->smooth, w, h, 3))
+  if (tp_image_alloc(&t->object, w, h, 1) || alloc_written(&t->rgb, &t->object, 3) ||
+      alloc_written(&t->lab, &t->object, 3) || alloc_written(&t->smooth, &t->object, 3))
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the table image");
   tp_status st = vis__rectify(rgb, map, an->s.threads, t, err);
   if (!st) st = smooth_table(t, (int)lround(s), err);
