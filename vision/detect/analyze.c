@@ -447,7 +447,7 @@ static tp_status build_result(const vis_analyzer *an, const vis__table *t,
       for (int j = 0; j < n_obj && n_others < 64; j++)
         if (j != i) others[n_others++] = obj[j].r_px;
       vis__face_fit ff;
-      vis__face_fit_measure(t, tp, o, others, n_others, NULL, 0, &ff);
+      vis__face_fit_measure(t, tp, o, others, n_others, NULL, 0, 1, &ff);
       if (o->score < an->s.type_min_score) {
         c->uncertain = true;
         set_reason(c->reason, "the visible part matches no card face well");
@@ -497,7 +497,7 @@ static bool no_card_frame(const vis_analyzer *an, const vis__table *t, const vis
   for (int j = 0; j < n_obj && n < 64; j++)
     if (j != i) others[n++] = obj[j].r_px;
   vis__face_fit ff;
-  vis__face_fit_measure(t, &an->tpl[obj[i].face], &obj[i], others, n, NULL, 0, &ff);
+  vis__face_fit_measure(t, &an->tpl[obj[i].face], &obj[i], others, n, NULL, 0, 1, &ff);
   return vis__face_fit_no_card_on_table(&ff, colour_share);
 }
 
@@ -713,7 +713,7 @@ static void debug_objects(const vis_analyzer *an, const vis__table *t, const vis
       for (int j = 0; j < n && n_others < 64; j++)
         if (j != i) others[n_others++] = o[j].r_px;
       vis__face_fit ff;
-      vis__face_fit_measure(t, tp, &o[i], others, n_others, NULL, 0, &ff);
+      vis__face_fit_measure(t, tp, &o[i], others, n_others, NULL, 0, 1, &ff);
       fprintf(f, "   face fit %.3f of %d, worst cell %.3f of %d cells, ring %.3f of %d\n",
               ff.score, ff.n, ff.worst, ff.cells, ff.ring, ff.ring_n);
     }

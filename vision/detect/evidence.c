@@ -11,6 +11,7 @@
  * cards share but leaves part of the picture unexplained; a face fitted
  * onto cloth or wood fits badly everywhere, frame included. */
 #include <math.h>
+#include <string.h>
 
 #include "vision_internal.h"
 
@@ -60,50 +61,111 @@ static bool hidden_at(const vis__table *t, const vis__frame *others, int n_other
   return c >= 0 && c < self;
 }
 
-void vis__face_fit_measure(const vis__table *t, const vis__template *tp, const vis__object *o,
-                           const vis_rect *others, int n_others, const int16_t *claim,
-                           int16_t self, vis__face_fit *ff) {
-  *ff = (vis__face_fit){0, 1, 1, 0, 0, 1};
-  int seen[FIT_CELLS_X * FIT_CELLS_Y] = {0}, good[FIT_CELLS_X * FIT_CELLS_Y] = {0};
-  const double s = t->px_per_mm, margin = FIT_MARGIN_MM * s, ring = FIT_RING_MM * s;
-  vis_rect in = o->r_px;
-  in.w -= 2 * margin, in.h -= 2 * margin;
-  vis__frame f = vis__frame_of(&o->r_px), fin = vis__frame_of(&in), of[64];
-  int n_of = n_others < 64 ? n_others : 64;
-  for (int k = 0; k < n_of; k++) of[k] = vis__frame_of(&others[k]);
-  vis_pt c[4];
-  vis_rect_corners(&o->r_px, c);
-  double x0 = c[0].x, x1 = c[0].x, y0 = c[0].y, y1 = c[0].y;
-  for (int k = 1; k < 4; k++)
-    x0 = fmin(x0, c[k].x), x1 = fmax(x1, c[k].x), y0 = fmin(y0, c[k].y), y1 = fmax(y1, c[k].y);
-  int good_all = 0, ring_good = 0;
-  vis__face_place place = vis__face_place_of(t, tp, o);
-  for (double y = floor(y0); y <= y1; y += s)
-    for (double x = floor(x0); x <= x1; x += s) {
-      if (!vis__frame_contains(&fin, x, y, 0)) continue;
-      if (hidden_at(t, of, n_of, claim, self, x, y)) continue;
-      double r = vis__place_residual(t, &place, x, y);
-      if (r < 0) continue;
-      double dx = x - f.cx, dy = y - f.cy;
-      double u = dx * f.c + dy * f.s, v = -dx * f.s + dy * f.c;
-      int cy = (int)((u + f.hh) / (2 * f.hh) * FIT_CELLS_Y);
-      int cx = (int)((v + f.hw) / (2 * f.hw) * FIT_CELLS_X);
+/* The whole counts of a face fit over some rows of its samples: whole
+ * numbers, so rows counted apart add up to the counts of all of them. */
+typedef struct {
+  int n, good_all, ring_n, ring_good;
+  int seen[FIT_CELLS_X * FIT_CELLS_Y], good[FIT_CELLS_X * FIT_CELLS_Y];
+} fit_tally;
+
+/* One face fit's samples (one per mm inside the card, in rows), and one
+ * tally per band of rows. */
+typedef struct {
+  const vis__table *t;
+  vis__face_place place;
+  vis__frame f, fin, of[64];
+  int n_of;
+  const int16_t *claim;
+  int16_t self;
+  double x0, x1, y0, y1, ring;
+  int n_rows, n_bands;
+  fit_tally tally[VIS__MAX_THREADS];
+} fit_job;
+
+/* Rows r0..r1-1 of the samples into *ta. The rows' y are stepped as one
+ * loop over all of them steps them, so every band samples the same
+ * points. */
+static void tally_rows(const fit_job *j, int r0, int r1, fit_tally *ta) {
+  const vis__table *t = j->t;
+  const vis__frame *f = &j->f;
+  const double s = t->px_per_mm;
+  int r = 0;
+  for (double y = floor(j->y0); y <= j->y1 && r < r1; y += s, r++) {
+    if (r < r0) continue;
+    for (double x = floor(j->x0); x <= j->x1; x += s) {
+      if (!vis__frame_contains(&j->fin, x, y, 0)) continue;
+      if (hidden_at(t, j->of, j->n_of, j->claim, j->self, x, y)) continue;
+      double res = vis__place_residual(t, &j->place, x, y);
+      if (res < 0) continue;
+      double dx = x - f->cx, dy = y - f->cy;
+      double u = dx * f->c + dy * f->s, v = -dx * f->s + dy * f->c;
+      int cy = (int)((u + f->hh) / (2 * f->hh) * FIT_CELLS_Y);
+      int cx = (int)((v + f->hw) / (2 * f->hw) * FIT_CELLS_X);
       cy = cy < 0 ? 0 : cy >= FIT_CELLS_Y ? FIT_CELLS_Y - 1 : cy;
       cx = cx < 0 ? 0 : cx >= FIT_CELLS_X ? FIT_CELLS_X - 1 : cx;
-      bool ok = r < FIT_TAU;
-      ff->n++;
-      seen[cy * FIT_CELLS_X + cx]++;
-      good[cy * FIT_CELLS_X + cx] += ok;
-      good_all += ok;
-      if (fabs(u) > f.hh - ring || fabs(v) > f.hw - ring) ff->ring_n++, ring_good += ok;
+      bool ok = res < FIT_TAU;
+      ta->n++;
+      ta->seen[cy * FIT_CELLS_X + cx]++;
+      ta->good[cy * FIT_CELLS_X + cx] += ok;
+      ta->good_all += ok;
+      if (fabs(u) > f->hh - j->ring || fabs(v) > f->hw - j->ring) ta->ring_n++, ta->ring_good += ok;
     }
-  if (ff->n) ff->score = (double)good_all / ff->n;
-  if (ff->ring_n) ff->ring = (double)ring_good / ff->ring_n;
+  }
+}
+
+static void tally_band(void *ctx, int worker, int band) {
+  (void)worker;
+  fit_job *j = ctx;
+  tally_rows(j, band * j->n_rows / j->n_bands, (band + 1) * j->n_rows / j->n_bands,
+             &j->tally[band]);
+}
+
+void vis__face_fit_measure(const vis__table *t, const vis__template *tp, const vis__object *o,
+                           const vis_rect *others, int n_others, const int16_t *claim,
+                           int16_t self, int threads, vis__face_fit *ff) {
+  *ff = (vis__face_fit){0, 1, 1, 0, 0, 1};
+  const double s = t->px_per_mm, margin = FIT_MARGIN_MM * s;
+  vis_rect in = o->r_px;
+  in.w -= 2 * margin, in.h -= 2 * margin;
+  fit_job job, *j = &job;
+  memset(j, 0, sizeof *j);
+  j->t = t;
+  j->place = vis__face_place_of(t, tp, o);
+  j->f = vis__frame_of(&o->r_px);
+  j->fin = vis__frame_of(&in);
+  j->n_of = n_others < 64 ? n_others : 64;
+  for (int k = 0; k < j->n_of; k++) j->of[k] = vis__frame_of(&others[k]);
+  j->claim = claim;
+  j->self = self;
+  j->ring = FIT_RING_MM * s;
+  vis_pt c[4];
+  vis_rect_corners(&o->r_px, c);
+  j->x0 = c[0].x, j->x1 = c[0].x, j->y0 = c[0].y, j->y1 = c[0].y;
+  for (int k = 1; k < 4; k++)
+    j->x0 = fmin(j->x0, c[k].x), j->x1 = fmax(j->x1, c[k].x), j->y0 = fmin(j->y0, c[k].y),
+    j->y1 = fmax(j->y1, c[k].y);
+  for (double y = floor(j->y0); y <= j->y1; y += s) j->n_rows++;
+  /* with more workers, bands of rows on them (in the calling thread of a
+   * flight frame the card-frame checks' fits cost 40 M instructions) */
+  j->n_bands = threads < 1 ? 1 : threads > VIS__MAX_THREADS ? VIS__MAX_THREADS : threads;
+  vis__parallel_for(j->n_bands, j->n_bands, tally_band, j);
+  fit_tally all = {0};
+  for (int b = 0; b < j->n_bands; b++) {
+    const fit_tally *ta = &j->tally[b];
+    all.n += ta->n, all.good_all += ta->good_all, all.ring_n += ta->ring_n,
+        all.ring_good += ta->ring_good;
+    for (int k = 0; k < FIT_CELLS_X * FIT_CELLS_Y; k++)
+      all.seen[k] += ta->seen[k], all.good[k] += ta->good[k];
+  }
+  ff->n = all.n;
+  ff->ring_n = all.ring_n;
+  if (ff->n) ff->score = (double)all.good_all / ff->n;
+  if (ff->ring_n) ff->ring = (double)all.ring_good / ff->ring_n;
   double cell_samples = (o->r_px.w / s / FIT_CELLS_X) * (o->r_px.h / s / FIT_CELLS_Y);
   for (int k = 0; k < FIT_CELLS_X * FIT_CELLS_Y; k++)
-    if (seen[k] >= cell_samples / 3) {
+    if (all.seen[k] >= cell_samples / 3) {
       ff->cells++;
-      ff->worst = fmin(ff->worst, (double)good[k] / seen[k]);
+      ff->worst = fmin(ff->worst, (double)all.good[k] / all.seen[k]);
     }
 }
 

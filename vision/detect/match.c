@@ -1088,7 +1088,8 @@ static int shows_card(const match_ctx *m, const hyp *h, const vis__object *acc, 
    * 0.61-0.88 (one under glare at 0.50 is lost again: hard 3010) */
   if (h->beside_phantom && probe->gain[0] < FADED_GAIN) return SHOWS_NO_CARD;
   vis__face_fit ff;
-  vis__face_fit_measure(m->t, &m->tpl[probe->face], probe, NULL, 0, m->claim, n_acc, &ff);
+  vis__face_fit_measure(m->t, &m->tpl[probe->face], probe, NULL, 0, m->claim, n_acc,
+                        m->mp->threads, &ff);
   /* outside the object mask (well_explained's clear score) the frame
    * must show clearly: a desert fitted onto orange wood explains its
    * visible part but not the white frame (0.74). Off the outlines of the
@@ -1101,7 +1102,7 @@ static int shows_card(const match_ctx *m, const hyp *h, const vis__object *acc, 
     for (int k = 0; k < n_above; k++) above[k] = acc[k].r_px;
     vis__face_fit fa;
     vis__face_fit_measure(m->t, &m->tpl[probe->face], probe, above, n_above, m->claim, n_acc,
-                          &fa);
+                          m->mp->threads, &fa);
     if (fa.ring_n >= 20 && fa.ring < CLEAR_RING) return SHOWS_NO_CARD;
   }
   if (vis__face_fit_no_card(&ff)) return SHOWS_NO_CARD;

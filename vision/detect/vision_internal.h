@@ -285,10 +285,11 @@ typedef struct {
 
 /* Samples are left out where one of `others` (grown by 1 mm) lies, or,
  * with a claim map (per table pixel: accepted object or -1), where an
- * object accepted before `self` lies. */
+ * object accepted before `self` lies. threads: workers counting bands of
+ * the rows (the same counts for any number). */
 void vis__face_fit_measure(const vis__table *t, const vis__template *tp, const vis__object *o,
                            const vis_rect *others, int n_others, const int16_t *claim,
-                           int16_t self, vis__face_fit *ff);
+                           int16_t self, int threads, vis__face_fit *ff);
 /* Part of the card is not what the face shows: a type missing from the
  * deck (or glare). Report it uncertain. */
 bool vis__face_fit_poor(const vis__face_fit *ff);
