@@ -1021,9 +1021,47 @@ static void fit_lifted(const match_ctx *m, const hyp *h, const hyp *hc, int vali
  * (nothing changed) without glare or memory. */
 #define LIFT_GATE 0.1
 #define LIFT_MAX_STEP 0.2
+/* The lift measured on the frame is only relative to the face's fit:
+ * a lift toward white by g0 everywhere is a gain (1 - g0) and an offset,
+ * and the fit takes it so (v + g0 (white - v) = (1 - g0) v + g0 white).
+ * Under a strong spot the face then fits washed out at its bounds (tuning
+ * hard 3041: a lamp's lifted face at gain 0.50 and offset 60, both the
+ * fit's limits, lost to the brighter adventure-e). The photo tells how
+ * much of the lift went into the gain: the same light falls on every card,
+ * so a face refitted under the lift with a gain under the photo's (the
+ * median of its cards' gains of L, normal_gain) is lifted the rest,
+ * g0 = 1 - gain / normal_gain, added to every cell as a lift on the lift. */
+static void lift_level(const vis__object *refit, double normal_gain, lift_field *lf) {
+  if (normal_gain <= 0) return;
+  double g0 = fmin(LIFT_MAX, fmax(0, 1 - refit->gain[0] / normal_gain));
+  for (int c = 0; c < LIFT_CELLS; c++) lf->g[c] = fmin(LIFT_MAX, g0 + (1 - g0) * lf->g[c]);
+}
+
+/* o refitted under the lift lf (fit_lifted on the samples freed of it);
+ * false (o unchanged) without memory. */
+static bool refit_under(const match_ctx *m, const hyp *h, int valid, const lift_field *lf,
+                        vis__object *o) {
+  float *clear = malloc(sizeof(float) * (3 * (size_t)h->n + 1));
+  double *g_of = malloc(sizeof(double) * ((size_t)h->n + 1));
+  bool ok = clear && g_of;
+  if (ok) {
+    hyp hc = *h;
+    hc.lab = clear;
+    double so[3];
+    free_of_lift(h, lf, clear, g_of);
+    sample_sums(&hc, m->list, valid, so);
+    fit_lifted(m, h, &hc, valid, so, g_of, o);
+  }
+  free(clear);
+  free(g_of);
+  return ok;
+}
+
+/* *frame_only: the lift as the frame shows it, before lift_level (the
+ * field a face chosen so keeps for the card evidence). */
 static bool lift_all(const match_ctx *m, const hyp *h, int valid, const vis__object *cand,
-                     int n_cand, int own, int16_t i, vis__object *lifted, lift_field *lf,
-                     int *top) {
+                     int n_cand, int own, int16_t i, double normal_gain, vis__object *lifted,
+                     lift_field *lf, lift_field *frame_only, int *top) {
   double step, strongest = frame_lift(m, h, &cand[own], lf, &step);
   if (m->mp->log && strongest >= LIFT_GATE)
     fprintf(m->mp->log, "object %d: frame lifted %.2f, step %.2f\n", i, strongest, step);
@@ -1043,7 +1081,11 @@ static bool lift_all(const match_ctx *m, const hyp *h, int valid, const vis__obj
   sample_sums(&hc, m->list, valid, so);
   fit_lifted(m, h, &hc, valid, so, g_of, &o);
   frame_lift(m, h, &o, lf, &step);
+  *frame_only = *lf;
+  lift_level(&o, normal_gain, lf);
   if (m->mp->log) {
+    fprintf(m->mp->log, "object %d: refitted gain %.2f (unlifted %.2f), the photo's %.2f\n", i,
+            o.gain[0], cand[own].gain[0], normal_gain);
     fprintf(m->mp->log, "object %d: lift", i);
     for (int c = 0; c < LIFT_CELLS; c++) fprintf(m->mp->log, " %.2f", lf->g[c]);
     fprintf(m->mp->log, "\n");
@@ -1422,6 +1464,7 @@ typedef struct {
   const vis__object *refined; /* per object: as shows_card refined it */
   const bool *is_refined;
   hyp_rank *edge_rank; /* per hypothesis: its outline's support (x1000) */
+  double normal_gain;  /* the photo's gain of L (photo_gain), for settle_type */
 } shared_work;
 
 /* How well a hypothesis's outline shows, before anything is accepted. */
@@ -1581,7 +1624,9 @@ static bool own_stands(const match_ctx *m, const hyp *h, const vis__object *dec,
              : *na - *nb < SETTLE_MIN_MARGIN * *nd || s_win > (1 + SETTLE_MAX_WORSE) * s_own;
 }
 
-static void settle_type(match_ctx *m, vis__object *o, int16_t i) {
+/* The type of accepted card i (*o) settled; normal_gain: the photo's
+ * gain of L (photo_gain; 0: unknown). */
+static void settle_type(match_ctx *m, vis__object *o, int16_t i, double normal_gain) {
   const vis__template *tp = &m->tpl[o->face];
   if (tp->kind != VIS__FACE_TYPE) return;
   hyp h;
@@ -1613,10 +1658,11 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i) {
    * best; another face chosen so keeps its fit to the samples freed of
    * the lift (its card colours) */
   vis__object lifted[2 * VIS_TYPE_COUNT];
-  lift_field lift;
+  lift_field lift, frame_only;
   const vis__object *dec = cand;
   const lift_field *lf = NULL;
-  if (own >= 0 && lift_all(m, &h, valid, cand, n_cand, own, i, lifted, &lift, &top))
+  if (own >= 0 && lift_all(m, &h, valid, cand, n_cand, own, i, normal_gain, lifted, &lift,
+                           &frame_only, &top))
     dec = lifted, lf = &lift;
   type_race r = race_types(m, &h, dec, n_cand, top, lf, i);
   /* another type than the matcher's only when it tells itself apart
@@ -1631,14 +1677,22 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i) {
               m->tpl[cand[r.win].face].index);
     vis__object keep = *o; /* its counts on the matcher's grid */
     *o = dec[r.win];
+    /* the evidence sees the face lifted as its frame shows: the level
+     * (lift_level) decides between types only; with it a face fitted
+     * onto weakly lit cloth explained enough to stay (tuning hard 3007) */
+    const lift_field *kept_lift = lf;
+    if (lf) {
+      vis__object w = cand[r.win];
+      if (refit_under(m, &h, valid, &frame_only, &w)) *o = w, kept_lift = &frame_only;
+    }
     o->r_px = keep.r_px;
     o->total = keep.total;
     o->valid = keep.valid;
     o->explained = (int)lround(o->score * keep.valid);
-    if (lf) { /* the evidence sees the face lifted as it was chosen */
+    if (kept_lift) {
       o->lifted = true;
       for (int c = 0; c < LIFT_CELLS; c++)
-        o->lift[o->flipped ? LIFT_CELLS - 1 - c : c] = (float)lift.g[c];
+        o->lift[o->flipped ? LIFT_CELLS - 1 - c : c] = (float)kept_lift->g[c];
     }
   }
   /* the same type: the matcher's runner-up and margin stand (its four
@@ -1657,7 +1711,25 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i) {
  * final claims and writes only its own object). */
 static void settle_item(void *ctx, int worker, int item) {
   shared_work *sw = ctx;
-  settle_type(&sw->w[worker], &sw->acc[item], (int16_t)item);
+  settle_type(&sw->w[worker], &sw->acc[item], (int16_t)item, sw->normal_gain);
+}
+
+static int by_value(const void *pa, const void *pb) {
+  double a = *(const double *)pa, b = *(const double *)pb;
+  return (a > b) - (a < b);
+}
+
+/* The photo's gain of L: the median of its cards' (n objects), as the
+ * matcher fitted their faces; 0 with fewer than PHOTO_GAIN_CARDS cards. */
+#define PHOTO_GAIN_CARDS 3
+static double photo_gain(const match_ctx *m, const vis__object *objs, int n) {
+  double g[64];
+  int k = 0;
+  for (int i = 0; i < n && i < 64; i++)
+    if (m->tpl[objs[i].face].kind == VIS__FACE_TYPE) g[k++] = objs[i].gain[0];
+  if (k < PHOTO_GAIN_CARDS) return 0;
+  qsort(g, (size_t)k, sizeof *g, by_value);
+  return k % 2 ? g[k / 2] : (g[k / 2 - 1] + g[k / 2]) / 2;
 }
 
 /* Cards taken back: the checks made after matching (mp->phantom_cards, at
@@ -1713,6 +1785,7 @@ static bool retract_phantoms(match_ctx *m, shared_work *sw, int threads, hyp *H,
   /* checked with the types they will have (a carpet bazaar 81 % visible
    * failed the card frame test with its matcher's face, a camel bazaar:
    * tuning hard 3072) */
+  sw->normal_gain = photo_gain(m, fin, n);
   vis__parallel_for(m->mp->log ? 1 : threads, n, settle_item, sw);
   bool phantom[64] = {false};
   if (rt->rounds >= RETRACT_ROUNDS || !m->mp->phantom_cards ||
@@ -1818,7 +1891,7 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   match_ctx m = workers[0];
   vis__object refined[64];
   bool is_refined[64] = {false};
-  shared_work sw = {workers, H, hyps, kept, rerank, NULL, refined, is_refined, order};
+  shared_work sw = {workers, H, hyps, kept, rerank, NULL, refined, is_refined, order, 0};
   vis__object fin[64];
   bool refined_all = false;
   retraction rt = {0};
@@ -1923,6 +1996,7 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   } else {
     vis__parallel_for(threads, n, refine_item, &sw);
     /* with a debugging log, one worker: its lines in the objects' order */
+    sw.normal_gain = photo_gain(&m, acc, n);
     vis__parallel_for(mp->log ? 1 : threads, n, settle_item, &sw);
   }
   *out = acc;
