@@ -103,6 +103,14 @@ uint32_t tp_rng_below(tp_rng *rng, uint32_t n);
  * a depth, not an area, because a long sliver has area but no depth. */
 double tp_convex_contact_depth(const double (*a)[2], int na,
                                const double (*b)[2], int nb);
+/* The same for two rectangles (4 corners in order) with rounded corners
+ * of radius ra and rb mm (each at most half its short side), as cards are
+ * cut: a carpet corner that pokes into a card's corner meets nothing there
+ * (its 3 mm rounding takes about 1.24 mm of depth away), while along an
+ * edge the depth is the sharp one. Radius 0: tp_convex_contact_depth,
+ * except that a gap is the true distance instead of the widest axis gap. */
+double tp_rounded_rect_contact_depth(const double a[4][2], double ra,
+                                     const double b[4][2], double rb);
 /* The one comparison both the truth and the vision make: deeper than
  * min_depth_mm (negative: touching counts too). */
 bool tp_contact_lies_on(double depth_mm, double min_depth_mm);

@@ -109,6 +109,91 @@ static void test_degenerate_outline_never_lies_on(void **state) {
   assert_true(tp_convex_contact_depth(dot, 4, k, 4) <= 34.5);
 }
 
+/* ---- rounded corners (tp_rounded_rect_contact_depth) ---- */
+
+static double rounded(const double a[4][2], const double b[4][2], double r) {
+  return tp_rounded_rect_contact_depth(a, r, b, r);
+}
+
+static void test_rounded_corner_to_corner_meets_nothing(void **state) {
+  (void)state;
+  double k[4][2], c[4][2];
+  card(k);
+  /* the carpet's corner lies 0.8 mm inside the card's corner on both
+   * sides: the sharp outlines overlap 0.8 mm deep, but the two 3 mm
+   * roundings leave a gap of (6 - 0.8) * sqrt 2 - 6 on the diagonal */
+  rect(59 - 0.8, 91 - 0.8, 59, 91, 90, c);
+  assert_float_equal(depth(c, k), 0.8, 1e-9);
+  assert_float_equal(rounded(c, k, 3), 6 - 5.2 * sqrt(2), 1e-9);
+  assert_false(tp_contact_lies_on(rounded(c, k, 3), 1e-6));
+  /* 5 mm into both sides the rounded corners do reach each other */
+  rect(59 - 5, 91 - 5, 59, 91, 90, c);
+  assert_float_equal(rounded(c, k, 3), 6 - 1 * sqrt(2), 1e-9);
+}
+
+static void test_rounded_corner_into_an_edge_loses_the_tip(void **state) {
+  (void)state;
+  double k[4][2], c[4][2];
+  card(k);
+  /* a carpet turned 45 degrees: its lowest corner points straight at the
+   * card's top edge (y = -45.5), 2 mm deep; rounding a right angle by r
+   * takes r (sqrt 2 - 1) off its tip */
+  double below = 0.5 * (59 + 91) * sqrt(0.5);
+  rect(0, -45.5 + 2 - below, 59, 91, 45, c);
+  assert_float_equal(depth(c, k), 2.0, 1e-9);
+  assert_float_equal(rounded(c, k, 3), 2 - 3 * (sqrt(2) - 1), 1e-9);
+  assert_float_equal(rounded(k, c, 3), rounded(c, k, 3), 1e-9); /* symmetric */
+}
+
+static void test_rounded_edge_to_edge_is_the_sharp_depth(void **state) {
+  (void)state;
+  double k[4][2], c[4][2];
+  card(k);
+  rect(59 - 0.3, 10, 59, 91, 90, c); /* 0.3 mm along the long edge */
+  assert_float_equal(rounded(c, k, 3), 0.3, 1e-9);
+  rect(59 + 2, 10, 59, 91, 90, c); /* a 2 mm gap */
+  assert_float_equal(rounded(c, k, 3), -2.0, 1e-9);
+}
+
+static void test_rounded_rotated_and_contained(void **state) {
+  (void)state;
+  double k[4][2], c[4][2], small[4][2];
+  card(k);
+  /* across the card's right edge, turned 30 degrees: each rounded outline
+   * lies within the sharp one and at most r (sqrt 2 - 1) inside it, so
+   * the depth is at most the sharp one and at most twice that less */
+  rect(40, 5, 59, 91, 30, c);
+  double loss = depth(c, k) - rounded(c, k, 3);
+  assert_true(loss > 0 && loss <= 2 * 3 * (sqrt(2) - 1) + 1e-9);
+  /* turning both about the same point changes nothing */
+  double k2[4][2], c2[4][2], a = 17 * M_PI / 180;
+  rect(0, 0, 59, 91, 90 + 17, k2);
+  rect(40 * cos(a) - 5 * sin(a), 40 * sin(a) + 5 * cos(a), 59, 91, 30 + 17, c2);
+  assert_float_equal(rounded(c2, k2, 3), rounded(c, k, 3), 1e-9);
+  /* the same card: the way out is its width, rounded or not */
+  assert_float_equal(rounded(k, k, 3), 59, 1e-9);
+  rect(0, 0, 10, 20, 90, small);
+  assert_float_equal(tp_rounded_rect_contact_depth(small, 3, k, 3), 34.5, 1e-9);
+  /* a radius over half the short side is cut to it (a 10 mm wide stick
+   * with 5 mm ends) */
+  assert_float_equal(tp_rounded_rect_contact_depth(small, 9, k, 3), 34.5, 1e-9);
+}
+
+static void test_rounded_radius_0_is_the_sharp_depth(void **state) {
+  (void)state;
+  double k[4][2], c[4][2];
+  card(k);
+  const double turns[] = {0, 17, 30, 45, 90, 133};
+  for (int i = 0; i < 6; i++) {
+    rect(30 + i, -20 + 3 * i, 59, 91, turns[i], c);
+    assert_float_equal(rounded(c, k, 0), depth(c, k), 1e-9);
+  }
+  /* a gap is the true distance: corner to corner 3 and 4 mm apart */
+  rect(59 + 3, 91 + 4, 59, 91, 90, c);
+  assert_float_equal(rounded(c, k, 0), -5, 1e-9);
+  assert_float_equal(depth(c, k), -4, 1e-9); /* the widest axis gap */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_corner_poke_is_its_depth),
@@ -117,6 +202,11 @@ int main(void) {
       cmocka_unit_test(test_rotated_overlap_takes_the_shortest_move),
       cmocka_unit_test(test_contained_is_the_way_out),
       cmocka_unit_test(test_degenerate_outline_never_lies_on),
+      cmocka_unit_test(test_rounded_corner_to_corner_meets_nothing),
+      cmocka_unit_test(test_rounded_corner_into_an_edge_loses_the_tip),
+      cmocka_unit_test(test_rounded_edge_to_edge_is_the_sharp_depth),
+      cmocka_unit_test(test_rounded_rotated_and_contained),
+      cmocka_unit_test(test_rounded_radius_0_is_the_sharp_depth),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
