@@ -29,6 +29,20 @@ for f in transcript.txt answers.txt frames.txt frame-00050.jpg; do
   cmp -s "$T/g/$f" "$T/h/$f" || fail "same seed, different $f"
 done
 
+# --rules: the game played and its truth read by other rules (a carpet
+# must reach 10 mm into a card to lie on it: fewer claims); the
+# transcript still replays. A bad rules file is an error naming it.
+printf 'contact_depth_tenths_mm = 100\n' >"$T/deep.rules"
+expect_exit 0 "$TEPPICH" render --game 5 --players 2 --truth-only --rules "$T/deep.rules" "$T/deep"
+cmp -s "$T/g/transcript.txt" "$T/deep/transcript.txt" && fail "--rules changed nothing"
+expect_exit 0 "$TEPPICH" score --rules "$T/deep.rules" "$T/deep/transcript.txt"
+expect_out 'Final score'
+expect_exit 2 "$TEPPICH" render --game 5 --players 2 --truth-only --rules "$T/nope.rules" "$T/y"
+expect_err 'nope.rules'
+expect_one_line_err
+expect_exit 2 "$TEPPICH" render --random 5 --rules "$T/deep.rules" --out "$T/z.jpg"
+expect_err 'needs --game'
+
 expect_exit 2 "$TEPPICH" render --game 5 --players 5 "$T/x"
 expect_err 'players'
 expect_one_line_err

@@ -19,6 +19,7 @@ static const char usage[] =
     "usage: teppich render SCENE.json --out OUT.jpg|OUT.png [options]\n"
     "       teppich render --random SEED [--difficulty easy|normal|hard] --out OUT.jpg [options]\n"
     "       teppich render --game SEED --players N OUT/ [--size WxH] [--truth-only]\n"
+    "                      [--rules FILE]\n"
     "       teppich render deck --out DIR\n"
     "       teppich render --bench N\n"
     "\n"
@@ -44,6 +45,9 @@ static const char usage[] =
     "  --truth-only        with --game: play the game and write transcript.txt,\n"
     "                      answers.txt and frames.txt, but no frames (seconds\n"
     "                      instead of minutes: what a change of the truth does)\n"
+    "  --rules FILE        with --game: the rules settings (docs/rules.md) the\n"
+    "                      game is played and its truth read by, e.g.\n"
+    "                      contact_depth_tenths_mm = 10\n"
     "  deck --out DIR      write the built-in demo deck as a deck folder\n"
     "  --bench N           render N random scenes at 1920x1080 and 1280x720\n"
     "                      and print milliseconds per scene\n"
@@ -98,7 +102,7 @@ static tp_status write_image(void *user, const char *path, const tp_image *img, 
 /* ---------------- options ------------------------------------------- */
 
 typedef struct {
-  const char *scene_path, *out, *deck_dir, *scene_out;
+  const char *scene_path, *out, *deck_dir, *scene_out, *rules;
   bool random, deck_cmd, game, truth_only;
   long seed, bench, players;
   rnd_difficulty difficulty;
@@ -128,6 +132,7 @@ static int parse_options(int argc, char **argv, options *o) {
     else if (!strcmp(a, "--deck") && has) o->deck_dir = argv[++i];
     else if (!strcmp(a, "--scene-out") && has) o->scene_out = argv[++i];
     else if (!strcmp(a, "--truth-only")) o->truth_only = true;
+    else if (!strcmp(a, "--rules") && has) o->rules = argv[++i];
     else if (!strcmp(a, "--random") && has) {
       o->random = true;
       if (!cli_parse_long(argv[++i], 0, 9007199254740991L, &o->seed))
@@ -159,6 +164,7 @@ static int parse_options(int argc, char **argv, options *o) {
   }
   if (o->bench > 0) return 0;
   if (o->truth_only && !o->game) return cli_fail(2, "render: --truth-only needs --game SEED");
+  if (o->rules && !o->game) return cli_fail(2, "render: --rules needs --game SEED");
   if (o->game) {
     if (!o->scene_path) return cli_fail(2, "render --game: give the output folder OUT/");
     if (o->random) return cli_fail(2, "render: --game and --random do not mix");
@@ -342,6 +348,9 @@ done:
 }
 
 static int game(const options *o) {
+  ft_rules rules;
+  tp_error err;
+  if (ft_rules_load(o->rules, &rules, &err) != TP_OK) return cli_fail(2, "render: %s", err.text);
   if (mkdir(o->scene_path, 0777) != 0 && errno != EEXIST)
     return cli_fail(2, "%s: cannot create the folder: %s", o->scene_path, strerror(errno));
   rnd_deck *deck = NULL;
@@ -349,13 +358,13 @@ static int game(const options *o) {
   if (rc) return rc;
   marker_source ms = {0};
   rnd_renderer *r = NULL;
-  tp_error err;
   if (rnd_renderer_create(deck, marker_bits, &ms, &r, &err) != TP_OK) {
     rc = cli_fail(1, "%s", err.text);
   } else {
     rnd_game_options go = {.seed = (uint64_t)o->seed, .n_players = (int)o->players,
                            .difficulty = o->difficulty, .width = (int)o->width,
-                           .height = (int)o->height, .truth_only = o->truth_only};
+                           .height = (int)o->height, .truth_only = o->truth_only,
+                           .rules = &rules};
     if (go.width == 0) go.width = 1280, go.height = 720;
     rnd_game_stats stats;
     tp_status st = rnd_game_render(&go, deck, r, o->scene_path, write_image, NULL, &stats, &err);

@@ -331,7 +331,7 @@ static tp_status setup_game(film *f) {
                                        "anna=red,ben=blue,cleo=green,dirk=yellow"};
   tp_status st = ft_players_parse(specs[f->opt->n_players], &f->players, f->err);
   if (st != TP_OK) return st;
-  st = ft_game_create(NULL, &f->players, 0, &f->game, f->err);
+  st = ft_game_create(f->opt->rules, &f->players, 0, &f->game, f->err);
   if (st != TP_OK) return st;
   ft_rng rng;
   ft_rng_seed(&rng, rnd__next(&f->g));

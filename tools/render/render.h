@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "core.h"
+#include "ft.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -350,6 +351,9 @@ typedef struct {
   /* Only the game and its truth (transcript, answers, frames.txt), no
    * frames: to see at once what a change of the truth does to a game. */
   bool truth_only;
+  /* The rules the game is played and its truth read by (what "lies on"
+   * means: contact_depth_tenths_mm); NULL: the default rules. */
+  const ft_rules *rules;
 } rnd_game_options;
 
 typedef struct {
