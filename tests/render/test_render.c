@@ -232,10 +232,12 @@ static bool truth_on(const rnd_truth *t, int carpet, int card) {
 }
 
 /* A carpet lies on a card when it reaches deeper into it than the rules'
- * contact depth: by default any overlap (touching edge to edge does not
- * count); at 1 mm a corner 2 mm in lies on it, a corner 0.5 mm in
- * (0.25 mm^2) and a sliver 0.5 mm wide along a whole edge (45 mm^2) only
- * touch. */
+ * contact depth, measured between the outlines as drawn (3 mm rounded
+ * corners): by default any overlap (touching edge to edge does not
+ * count). A carpet corner 0.5 mm inside a card's corner on both sides
+ * meets nothing on the picture; 2 mm inside on both sides the rounded
+ * corners overlap 6 - 4 sqrt 2 = 0.34 mm; a sliver 0.5 mm wide along a
+ * whole edge is 0.5 mm deep. */
 static void test_truth_contact_depth(void **state) {
   (void)state;
   rnd_scene *s = malloc(sizeof *s);
@@ -245,26 +247,34 @@ static void test_truth_contact_depth(void **state) {
   add_card(s, "desert", 400, 150, 90, 1);
   add_card(s, "palace", 700, 150, 90, 2);
   add_card(s, "desert", 1000, 150, 90, 3);
+  add_card(s, "palace", 1300, 150, 90, 4);
   add_carpet(s, "red", 100 + 59 - 2, 150 + 91 - 2, 90, 10);      /* corner 2 mm in */
   add_carpet(s, "yellow", 400 + 59 - 0.5, 150 + 91 - 0.5, 90, 11); /* corner 0.5 mm */
   add_carpet(s, "blue", 700 + 59 - 0.5, 150, 90, 12);              /* edge sliver */
   add_carpet(s, "green", 1000 + 59, 150, 90, 13);                  /* edge to edge */
+  add_carpet(s, "red", 1300 + 59 - 4, 150 + 91 - 4, 90, 14);     /* corner 4 mm in */
   rnd_truth t;
   rnd_truth_compute(s, &t); /* the default rules: any overlap */
-  assert_true(truth_on(&t, 0, 0) && truth_on(&t, 1, 1) && truth_on(&t, 2, 2));
+  assert_true(truth_on(&t, 0, 0) && truth_on(&t, 2, 2) && truth_on(&t, 4, 4));
+  assert_false(truth_on(&t, 1, 1)); /* the rounded corners do not meet */
   assert_false(truth_on(&t, 3, 3));
   rnd_truth_compute_contact(s, 1.0, &t); /* contact_depth_tenths_mm = 10 */
-  assert_true(truth_on(&t, 0, 0));
+  assert_true(truth_on(&t, 4, 4)); /* 6 - 2 sqrt 2 = 3.2 mm */
+  assert_false(truth_on(&t, 0, 0));
   assert_false(truth_on(&t, 1, 1));
   assert_false(truth_on(&t, 2, 2));
   assert_false(truth_on(&t, 3, 3));
   /* half a millimetre is enough when the rules say so */
   rnd_truth_compute_contact(s, 0.4, &t);
-  assert_true(truth_on(&t, 1, 1) && truth_on(&t, 2, 2));
-  assert_false(truth_on(&t, 3, 3));
+  assert_true(truth_on(&t, 2, 2));
+  assert_false(truth_on(&t, 1, 1) || truth_on(&t, 0, 0));
   /* edge_contact_counts = yes: touching counts too */
   rnd_truth_compute_contact(s, -1e-6, &t);
   assert_true(truth_on(&t, 3, 3));
+  /* sharp corners (corner_mm 0): the corner 0.5 mm in lies on the card */
+  s->corner_mm = 0;
+  rnd_truth_compute(s, &t);
+  assert_true(truth_on(&t, 1, 1));
   free(s);
 }
 

@@ -63,6 +63,7 @@ static void test_load_defaults(void **state) {
   vis_deck_card_mm(d, card);
   vis_deck_carpet_mm(d, carpet);
   assert_true(card[0] == 59 && card[1] == 91 && carpet[0] == 59 && carpet[1] == 91);
+  assert_true(vis_deck_corner_mm(d) == 3); /* printed cards' rounded corners */
   assert_true(vis_deck_has_type(d, vis_type_from_name("palace")));
   assert_true(vis_deck_has_type(d, vis_type_from_name("camel-bazaar")));
   assert_false(vis_deck_has_type(d, vis_type_from_name("desert")));
@@ -88,8 +89,34 @@ static void test_deck_json_sizes(void **state) {
   vis_deck_carpet_mm(d, carpet);
   assert_true(card[0] == 59 && card[1] == 91); /* width is the short side */
   assert_true(carpet[0] == 50 && carpet[1] == 70);
+  assert_true(vis_deck_corner_mm(d) == 3);
   vis_deck_destroy(d);
   remove_deck(dir);
+}
+
+/* deck.json "corner_mm": the radius of the cards' rounded corners, which
+ * decides whether two corners meet (vis_rect_contact_depth). */
+static void test_deck_json_corner(void **state) {
+  (void)state;
+  vis_deck *d;
+  tp_error err;
+  assert_int_equal(vis_deck_create(&d, NULL), TP_OK);
+  const char *sharp = "{\"corner_mm\": 0}";
+  assert_int_equal(vis_deck_parse_json(d, sharp, strlen(sharp), "deck.json", &err), TP_OK);
+  assert_true(vis_deck_corner_mm(d) == 0);
+  const char *bad[] = {"{\"corner_mm\": -1}", "{\"corner_mm\": 25}", "{\"corner_mm\": \"3\"}"};
+  for (int i = 0; i < 3; i++) {
+    assert_int_not_equal(vis_deck_parse_json(d, bad[i], strlen(bad[i]), "my/deck.json", &err), TP_OK);
+    assert_non_null(strstr(err.text, "my/deck.json"));
+    assert_non_null(strstr(err.text, "corner_mm"));
+  }
+  assert_true(vis_deck_corner_mm(d) == 0); /* a bad file changes nothing */
+  /* a carpet corner 0.8 mm into a card's corner on both sides: the sharp
+   * outlines overlap, the rounded ones do not meet */
+  vis_rect card = {{0, 0}, 59, 91, 90}, carpet = {{58.2, 90.2}, 59, 91, 90};
+  assert_true(vis_rect_contact_depth(&carpet, &card, 0) > 0.79);
+  assert_true(vis_rect_contact_depth(&carpet, &card, 3) < -1);
+  vis_deck_destroy(d);
 }
 
 static void expect_error(const char *dir, const char *needle) {
@@ -199,6 +226,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_defaults),
       cmocka_unit_test(test_deck_json_sizes),
+      cmocka_unit_test(test_deck_json_corner),
       cmocka_unit_test(test_errors_name_the_file),
       cmocka_unit_test(test_incomplete_decks),
       cmocka_unit_test(test_fuzz_deck_json),

@@ -88,8 +88,10 @@ void rnd_truth_compute_contact(const rnd_scene *s, double contact_mm, rnd_truth 
     int my_pos = pos_of[RND_MAX_CARDS + c];
     for (int i = 0; i < s->n_cards; i++) {
       if (pos_of[i] > my_pos) continue; /* the card lies on the carpet */
-      double depth = tp_convex_contact_depth((const double(*)[2])ct->corners_mm, 4,
-                                             (const double(*)[2])out->cards[i].corners_mm, 4);
+      /* between the outlines as drawn: the scene's rounded corners */
+      double depth = tp_rounded_rect_contact_depth(
+          (const double(*)[2])ct->corners_mm, s->corner_mm,
+          (const double(*)[2])out->cards[i].corners_mm, s->corner_mm);
       if (tp_contact_lies_on(depth, contact_mm)) ct->on_cards[ct->n_on++] = i;
     }
   }

@@ -334,9 +334,9 @@ static vis_overlap *add_overlap(vis_result *res, const int *index, int i, int j,
  * to lie on it, by the rules' contact depth (*depth: how deep). A carpet
  * that stays short of it by less than the pose error only touches, and
  * says it is not sure. */
-static bool reaches_into(const vis_settings *s, vis_carpet *cp, const vis_rect *card,
-                         int card_index, int type, double *depth) {
-  *depth = vis_rect_contact_depth(&cp->rect, card);
+static bool reaches_into(const vis_settings *s, double corner_mm, vis_carpet *cp,
+                         const vis_rect *card, int card_index, int type, double *depth) {
+  *depth = vis_rect_contact_depth(&cp->rect, card, corner_mm);
   if (tp_contact_lies_on(*depth, s->contact_depth_mm)) return true;
   vis__note_contact_doubt(s, *depth, card_index, type, cp);
   return false;
@@ -362,13 +362,13 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
     vis_rect rj = rect_to_mm(t, &obj[j].r_px);
     double area = vis_rect_overlap_area(&cp->rect, &rj);
     if (other_carpet ? area <= an->s.min_overlap_mm2
-                     : !reaches_into(&an->s, cp, &rj, index[j], an->tpl[obj[j].face].index,
-                                     &depth))
+                     : !reaches_into(&an->s, an->deck->corner_mm, cp, &rj, index[j],
+                                     an->tpl[obj[j].face].index, &depth))
       continue;
     evidence e = overlap_evidence(an, t, obj, n_obj, i, j, tau);
     if (other_carpet) {
       vis_overlap *ov = add_overlap(res, index, i, j, true, area);
-      ov->depth_mm = vis_rect_contact_depth(&cp->rect, &rj);
+      ov->depth_mm = vis_rect_contact_depth(&cp->rect, &rj, an->deck->corner_mm);
       bool clear = evidence_clear(e.on_top, e.under);
       ov->carpet_on_top = clear ? e.on_top > e.under : i < j; /* else: matcher's order */
       ov->confidence = clear ? (double)abs(e.on_top - e.under) / (e.on_top + e.under) : 0.5;

@@ -31,6 +31,7 @@ tp_status vis_deck_create(vis_deck **out, tp_error *err) {
   if (!*out) return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the deck");
   const double def[2] = {59, 91};
   vis_deck_set_sizes(*out, def, def);
+  (*out)->corner_mm = VIS_DECK_CORNER_MM;
   return TP_OK;
 }
 
@@ -55,6 +56,7 @@ void vis_deck_card_mm(const vis_deck *d, double out[2]) {
 void vis_deck_carpet_mm(const vis_deck *d, double out[2]) {
   memcpy(out, d->carpet_mm, sizeof d->carpet_mm);
 }
+double vis_deck_corner_mm(const vis_deck *d) { return d->corner_mm; }
 bool vis_deck_has_type(const vis_deck *d, int type) {
   return type >= 0 && type < VIS_TYPE_COUNT && d->types[type].data;
 }
@@ -97,6 +99,20 @@ static tp_status parse_size(const cJSON *root, const char *key, double out[2],
   return TP_OK;
 }
 
+/* The corner radius: a number from 0 (sharp) to 20 mm. */
+static tp_status parse_corner(const cJSON *root, double *out, const char *name,
+                              tp_error *err) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "corner_mm");
+  if (!v) return TP_OK;
+  if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
+      v->valuedouble > 20)
+    return tp_error_set(err, TP_ERR_FORMAT,
+                        "%s: \"corner_mm\" must be the radius of the cards' "
+                        "rounded corners, a number from 0 to 20 mm", name);
+  *out = v->valuedouble;
+  return TP_OK;
+}
+
 tp_status vis_deck_parse_json(vis_deck *deck, const char *text, size_t len,
                               const char *name, tp_error *err) {
   cJSON *root = cJSON_ParseWithLength(text, len);
@@ -105,14 +121,16 @@ tp_status vis_deck_parse_json(vis_deck *deck, const char *text, size_t len,
                         "%s: not valid JSON (expected {\"card_mm\": [59, 91]})",
                         name);
   tp_status st = TP_OK;
-  double card[2], carpet[2];
+  double card[2], carpet[2], corner = deck->corner_mm;
   memcpy(card, deck->card_mm, sizeof card);
   memcpy(carpet, deck->carpet_mm, sizeof carpet);
   if (!cJSON_IsObject(root))
     st = tp_error_set(err, TP_ERR_FORMAT, "%s: must be a JSON object", name);
   if (!st) st = parse_size(root, "card_mm", card, name, err);
   if (!st) st = parse_size(root, "carpet_mm", carpet, name, err);
+  if (!st) st = parse_corner(root, &corner, name, err);
   if (!st) vis_deck_set_sizes(deck, card, carpet);
+  if (!st) deck->corner_mm = corner;
   cJSON_Delete(root);
   return st;
 }

@@ -96,7 +96,7 @@ double vis_rect_overlap_area(const vis_rect *a, const vis_rect *b) {
   return vis_convex_overlap_area(pa, 4, pb, 4);
 }
 
-double vis_rect_contact_depth(const vis_rect *a, const vis_rect *b) {
+double vis_rect_contact_depth(const vis_rect *a, const vis_rect *b, double corner_mm) {
   vis_pt pa[4], pb[4];
   vis_rect_corners(a, pa);
   vis_rect_corners(b, pb);
@@ -104,8 +104,8 @@ double vis_rect_contact_depth(const vis_rect *a, const vis_rect *b) {
   for (int i = 0; i < 4; i++)
     ca[i][0] = pa[i].x, ca[i][1] = pa[i].y, cb[i][0] = pb[i].x,
     cb[i][1] = pb[i].y;
-  return tp_convex_contact_depth((const double(*)[2])ca, 4,
-                                 (const double(*)[2])cb, 4);
+  return tp_rounded_rect_contact_depth((const double(*)[2])ca, corner_mm,
+                                       (const double(*)[2])cb, corner_mm);
 }
 
 static bool contact_in_doubt(const vis_settings *s, double depth_mm) {

@@ -1566,7 +1566,7 @@ static double overlap_mm2(const frame *fr, int a, int b) {
 static double contact_depth(const frame *fr, int a, int b) {
   vis_rect ra = rect_px_to_mm(fr->t, &fr->obj[a].o.r_px),
            rb = rect_px_to_mm(fr->t, &fr->obj[b].o.r_px);
-  return vis_rect_contact_depth(&ra, &rb);
+  return vis_rect_contact_depth(&ra, &rb, vis__analyzer_deck(fr->an)->corner_mm);
 }
 
 /* A carpet lies on the carpets placed before it that it overlaps

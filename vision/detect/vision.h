@@ -59,6 +59,13 @@ void vis_deck_set_sizes(vis_deck *deck, const double card_mm[2],
                         const double carpet_mm[2]);
 void vis_deck_card_mm(const vis_deck *deck, double out[2]);
 void vis_deck_carpet_mm(const vis_deck *deck, double out[2]);
+/* Cards as printed (and as the renderer draws them) have corners rounded
+ * by about 3 mm; a deck.json without "corner_mm" means this. */
+#define VIS_DECK_CORNER_MM 3.0
+/* The radius of the cards' rounded corners, mm (deck.json "corner_mm",
+ * default 3): where a carpet's corner meets a card's, it decides whether
+ * they touch at all (vis_rect_contact_depth). */
+double vis_deck_corner_mm(const vis_deck *deck);
 bool vis_deck_has_type(const vis_deck *deck, int type);
 const tp_image *vis_deck_type_face(const vis_deck *deck, int type);
 int vis_deck_carpet_count(const vis_deck *deck);
@@ -91,9 +98,10 @@ double vis_polygon_area(const vis_pt *p, int n);
 double vis_convex_overlap_area(const vis_pt *a, int na, const vis_pt *b,
                                int nb);
 double vis_rect_overlap_area(const vis_rect *a, const vis_rect *b);
-/* How deep a reaches into b (mm): tp_convex_contact_depth of the two
- * outlines (negative: the gap between them). */
-double vis_rect_contact_depth(const vis_rect *a, const vis_rect *b);
+/* How deep a reaches into b (mm), both with corners rounded by corner_mm
+ * (the deck's, vis_deck_corner_mm): tp_rounded_rect_contact_depth
+ * (negative: the gap between them). */
+double vis_rect_contact_depth(const vis_rect *a, const vis_rect *b, double corner_mm);
 /* True if the point lies inside the rectangle (on the edge counts). */
 bool vis_rect_contains(const vis_rect *r, vis_pt p);
 

@@ -16,6 +16,7 @@ typedef struct {
 struct vis_deck {
   double card_mm[2];   /* width (short), height (long) */
   double carpet_mm[2];
+  double corner_mm; /* radius of the rounded corners (cards and carpets) */
   tp_image types[VIS_TYPE_COUNT]; /* data NULL when the type is absent */
   vis__carpet_face carpets[VIS_MAX_CARPETS];
   int n_carpets;
