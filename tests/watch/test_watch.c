@@ -612,6 +612,41 @@ static void test_taken_under_carpet(void **state) {
   free(s.log);
 }
 
+/* Red lies on card 5 and, by the eyes, on card 6, but the players leave
+ * card 6 on the table when they take the carpets. When the eyes were not
+ * sure of red on card 6 (it barely reaches into it: the analysis marks
+ * it uncertain), the players' leaving it is the better evidence and the
+ * flight is resolved again without it; when they were sure, the claim
+ * stands and the players are told to take the card. */
+static void test_left_where_unsure(void **state) {
+  (void)state;
+  for (int unsure = 0; unsure < 2; unsure++) {
+    sink s = {0};
+    wch *w = three_player_game(&s);
+    wch_obs o = layout_obs(12);
+    add_carpet(&o, "blue", 90, 90, 0);
+    add_carpet(&o, "green", 90, 220, 4);
+    add_carpet(&o, "red", 240, 220, 5);
+    wch_carpet_obs *red = &o.carpets[2];
+    red->on_uncertain[red->n_on_cards] = unsure;
+    red->on_cards[red->n_on_cards++] = 6;
+    observe(w, &o);
+    assert_non_null(strstr(s.log, "flight blue=0 green=4 red=5,6\n"));
+    wch_obs rest = layout_except((const int[]){0, 4, 5, -1});
+    observe(w, &rest);
+    assert_int_equal(count_kind(&s, "card_left_by_players"), unsure);
+    assert_int_equal(count_kind(&s, "claimed_card_left"), !unsure);
+    assert_true(!unsure == (strstr(s.log, "flight blue=0 green=4 red=5\n") == NULL));
+    assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+    wch_table_card t[64];
+    int n = wch_table_cards(w, t, 64), on_table = 0;
+    for (int k = 0; k < n; k++) on_table += !t[k].claimed;
+    assert_int_equal(on_table, unsure ? 9 : 8); /* card 6 back in play */
+    wch_destroy(w);
+    free(s.log);
+  }
+}
+
 /* Blue (thrown first) on card 0, red (thrown last) on card 1 and maybe on
  * card 0: the eyes cannot tell there, blue hides where red meets card 0.
  * unsure: whether red's overlap with card 0 is uncertain; red_low: blue
@@ -1251,6 +1286,7 @@ int main(void) {
       cmocka_unit_test(test_hidden_under_later),
       cmocka_unit_test(test_cards_by_id),
       cmocka_unit_test(test_taken_under_carpet),
+      cmocka_unit_test(test_left_where_unsure),
       cmocka_unit_test(test_assumed_answer),
       cmocka_unit_test(test_throw_order_under),
       cmocka_unit_test(test_said_counts),

@@ -191,4 +191,32 @@ expect_exit 0 "$TEPPICH" watch --observations "$T/glimpse.jsonl" --players $P --
 grep -v '^#' "$T/gkilled.t" | grep -v '^round' >"$T/a"
 grep -v '^#' "$T/glimpse.t" | grep -v '^round' >"$T/c"
 cmp -s "$T/a" "$T/c" || fail "resumed after a correction: the transcript differs"
+# 8. a carpet the eyes barely see reaching into a card (the analysis marks
+# it uncertain: "it barely touches ...", uncertain_on in observations):
+# every frame of flight 1 has red (truth: on card 3) also on card 10,
+# unsure. The flight is announced with it; the players leave card 10 on
+# the table when they take the carpets, so red did not lie on it: the
+# flight is resolved again without it and the game ends as the truth.
+# Sure of it, the eyes' claim stands (the players are told to take it).
+first=$(grep -n '"colour"' "$T/g/obs.jsonl" | head -1 | cut -d: -f1)
+last=$(awk -v f="$first" 'NR > f && !/"colour"/ { print NR - 1; exit }' "$T/g/obs.jsonl")
+grep -q '^flight blue=7 green=6 red=3$' "$T/g/truth.transcript" || fail "simulated game 7 changed: pick another card"
+for kind in unsure sure; do
+  extra=',"uncertain_on":[10]'
+  [ $kind = sure ] && extra=
+  sed -E "${first},${last}s/(\"colour\":\"red\"[^}]*\"on_cards\":\[3)\]/\1,10]$extra/" \
+    "$T/g/obs.jsonl" >"$T/$kind.jsonl"
+  cmp -s "$T/g/obs.jsonl" "$T/$kind.jsonl" && fail "nothing spoilt"
+  expect_exit 0 "$TEPPICH" watch --observations "$T/$kind.jsonl" --players $P --fast \
+    --answers "$T/g/answers.txt" --transcript "$T/$kind.t" --events "$T/$kind.ev"
+  expect_out "^Round 1, flight 1: anna takes the camel bazaar and the palace;"
+done
+expect_out 'palace \(card 10\) went to anna but is still on the table' # the sure run
+grep '^flight\|^reveal\|^lamps' "$T/g/truth.transcript" >"$T/b"
+grep '^flight\|^reveal\|^lamps' "$T/sure.t" >"$T/a"
+cmp -s "$T/a" "$T/b" && fail "a card the eyes were sure of was dropped"
+grep -q '"kind": *"card_left_by_players"' "$T/unsure.ev" || fail "no card_left_by_players warning"
+grep -q '"action": "left"' "$T/unsure.ev" || fail "no correction event for the card left"
+grep '^flight\|^reveal\|^lamps' "$T/unsure.t" >"$T/a"
+cmp -s "$T/a" "$T/b" || fail "the card left on the table still counts for red"
 finish

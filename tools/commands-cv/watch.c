@@ -858,9 +858,12 @@ static void to_obs(const vis_result *r, const layout_ref *lr, int64_t frame,
     o->angle_deg = c->rect.angle_deg;
     for (int k = 0; k < c->n_on_cards; k++) {
       int i_card = c->on_cards[k];
-      if (i_card >= 0 && i_card < r->n_cards &&
-          i_card < VIS_MAX_CARDS_IN_OBS && obs_of[i_card] >= 0)
-        o->on_cards[o->n_on_cards++] = obs_of[i_card];
+      if (i_card < 0 || i_card >= r->n_cards || i_card >= VIS_MAX_CARDS_IN_OBS ||
+          obs_of[i_card] < 0)
+        continue;
+      /* it barely reaches into the card: as unsure as a hidden overlap */
+      o->on_uncertain[o->n_on_cards] = c->contact_doubt && c->contact_doubt_card == i_card;
+      o->on_cards[o->n_on_cards++] = obs_of[i_card];
     }
   }
   for (int k = 0; k < r->n_overlaps; k++)

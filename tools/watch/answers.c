@@ -342,6 +342,25 @@ tp_status wch__amend_flight(wch *w, const int *cards, const int *landing,
   return wch__resolve_again(w, NULL, err);
 }
 
+/* The last flight resolved again with cards taken off carpets' landings
+ * (the players left them on the table), keeping the reveals given. */
+tp_status wch__unclaim_flight(wch *w, const int *cards, const int *landing,
+                              int n, tp_error *err) {
+  tp_status st = can_correct(w, err);
+  if (st != TP_OK) return st;
+  for (int i = 0; i < n; i++) {
+    int k = landing[i], kept = 0;
+    if (k < 0 || k >= w->landings.n) continue;
+    for (int j = 0; j < w->landings.n_cards[k]; j++)
+      if (w->landings.cards[k][j] != cards[i])
+        w->landings.cards[k][kept++] = w->landings.cards[k][j];
+    w->landings.n_cards[k] = kept;
+    if (cards[i] >= 0 && cards[i] < 64) w->landings.unsure[k] &= ~((uint64_t)1 << cards[i]);
+    wch__correction_event(w, "left", cards[i], "-");
+  }
+  return wch__resolve_again(w, NULL, err);
+}
+
 static tp_status cmd_resolve(wch *w, tp_error *err) {
   if (w->stage != WCH_WAIT_THROWS || w->n_landed == 0 || !w->have_last_obs)
     return tp_error_set(err, TP_ERR_INVALID, "no carpets have landed yet");

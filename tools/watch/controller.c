@@ -830,16 +830,19 @@ static bool under_earlier_carpet(const wch *w, const wch_obs *obs, int c) {
  * is what hides the place), so it is not on it. */
 static void carpet_cards(const wch *w, const wch__known *kn,
                          const wch_obs *obs, const matching *m, int c,
-                         int *ids, int *n_ids) {
+                         int *ids, int *n_ids, uint64_t *unsure) {
   const wch_carpet_obs *cp = &obs->carpets[c];
   *n_ids = 0;
+  *unsure = 0;
   if (off_table(w, cp)) return;
   bool slid_under = under_earlier_carpet(w, obs, c);
   for (int j = 0; j < cp->n_on_cards; j++) {
     int i = cp->on_cards[j];
     if (i < 0 || i >= obs->n_cards || m->ref_of_obs[i] < 0) continue;
     if (slid_under && cp->on_uncertain[j]) continue;
-    ids[(*n_ids)++] = kn->ref[m->ref_of_obs[i]].id;
+    int id = kn->ref[m->ref_of_obs[i]].id;
+    if (cp->on_uncertain[j] && id >= 0 && id < 64) *unsure |= (uint64_t)1 << id;
+    ids[(*n_ids)++] = id;
   }
   /* a card this frame does not show at all lies under something: the
    * reference says where it is */
@@ -862,9 +865,10 @@ static void landings_matched(const wch *w, const wch__known *kn,
   for (int k = 0; k < n_order; k++) {
     snprintf(out->colour[k], FT_NAME_MAX, "%s", order[k]);
     out->n_cards[k] = 0;
+    out->unsure[k] = 0;
     for (int c = 0; c < obs->n_carpets; c++)
       if (!strcmp(obs->carpets[c].colour, order[k]))
-        carpet_cards(w, kn, obs, m, c, out->cards[k], &out->n_cards[k]);
+        carpet_cards(w, kn, obs, m, c, out->cards[k], &out->n_cards[k], &out->unsure[k]);
   }
 }
 
@@ -879,7 +883,8 @@ static void note_last_seen(wch *w, const wch_obs *obs, const matching *m) {
     const wch_carpet_obs *cp = &obs->carpets[c];
     ls->seen = true;
     ls->x = cp->x_mm, ls->y = cp->y_mm, ls->angle = cp->angle_deg;
-    carpet_cards(w, &kn, obs, m, c, ls->cards, &ls->n_cards);
+    uint64_t unsure;
+    carpet_cards(w, &kn, obs, m, c, ls->cards, &ls->n_cards, &unsure);
   }
 }
 
@@ -1249,12 +1254,56 @@ static tp_status amend_from_taking(wch *w, const wch_obs *obs,
   return st;
 }
 
+/* Cards the last flight gave away on a contact the eyes were not sure of
+ * (a carpet that barely reaches into the card, or meets it where another
+ * carpet hides the place) that the players left on the table when they
+ * took the carpets: they saw that carpet not lie on it. As with a card
+ * taken under a carpet, their taking is the better evidence: the flight
+ * is resolved again without that carpet on it (warned; `undo`/`give`
+ * correct it). A card some carpet surely lies on stays claimed
+ * (claimed_card_left). */
+static tp_status drop_left_unsure(wch *w, bool *amended, tp_error *err) {
+  *amended = false;
+  if (!w->have_flight || !w->before_flight) return TP_OK;
+  int cards[FT_MAX_CARDS], landing[FT_MAX_CARDS], n = 0;
+  for (int g = 0; g < w->n_ghost; g++) {
+    const wch__ghost *gh = &w->ghost[g];
+    if (gh->owner < 0 || gh->left_warned || gh->id < 0 || gh->id >= 64) continue;
+    for (int k = 0; k < w->landings.n && n < FT_MAX_CARDS; k++) {
+      if (!(w->landings.unsure[k] >> gh->id & 1)) continue;
+      char called[64];
+      wch__warn(w, "card_left_by_players",
+                "%s was left on the table, and the eyes were not sure the %s "
+                "carpet lay on it: flight %d is counted again without that.",
+                card_called(gh->type, gh->id, called), w->landings.colour[k],
+                w->report.flight);
+      cards[n] = gh->id;
+      landing[n++] = k;
+    }
+  }
+  if (n == 0) return TP_OK;
+  *amended = true;
+  tp_error why;
+  tp_status st = wch__unclaim_flight(w, cards, landing, n, &why);
+  if (st == TP_ERR_INVALID) { /* not correctable now: stays a warning */
+    wch__warn(w, "flight_rejected", "Could not resolve the flight again: %s",
+              why.text);
+    return TP_OK;
+  }
+  if (st != TP_OK) *err = why;
+  return st;
+}
+
 static tp_status observe_taking(wch *w, const wch_obs *obs, const matching *m,
                                 tp_error *err) {
   if (obs->n_carpets > 0 && !carpets_moved(w, obs)) return TP_OK;
   bool amended;
   tp_status st = amend_from_taking(w, obs, m, &amended, err);
   if (st != TP_OK || (amended && w->stage != WCH_WAIT_TAKING)) return st;
+  bool dropped = false;
+  if (!amended) st = drop_left_unsure(w, &dropped, err);
+  if (st != TP_OK || (dropped && w->stage != WCH_WAIT_TAKING)) return st;
+  amended |= dropped;
   matching again;
   if (amended) { /* the cards it claimed now are out of the game */
     match_cards(w, obs, &again);

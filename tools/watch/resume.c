@@ -68,6 +68,7 @@ static tp_status take_game(wch *w, const ft_transcript *t, tp_error *err) {
  * rules already), for the second look after a resume and for `give`. */
 static void read_landings(wch *w, const char *line, size_t n) {
   w->landings.n = 0;
+  memset(w->landings.unsure, 0, sizeof w->landings.unsure);
   if (n < 6 || strncmp(line, "flight", 6)) return;
   size_t i = 6;
   while (i < n && w->landings.n < FT_MAX_CARPETS) {

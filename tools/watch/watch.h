@@ -61,7 +61,8 @@ typedef struct {
   int n_on_cards;
   int on_cards[WCH_MAX_OBS_CARDS];
   /* per on_cards entry: the eyes could not tell whether the carpet lies
-   * above that card (another carpet hides where they meet) */
+   * above that card (another carpet hides where they meet) or reaches
+   * into it at all (it barely does, within the pose error) */
   bool on_uncertain[WCH_MAX_OBS_CARDS];
   /* carpets of this observation (indices) seen lying on top of this one */
   int n_under;

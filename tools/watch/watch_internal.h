@@ -37,6 +37,9 @@ typedef struct {
   char colour[FT_MAX_CARPETS][FT_NAME_MAX];
   int cards[FT_MAX_CARPETS][FT_MAX_CARDS];
   int n_cards[FT_MAX_CARPETS];
+  /* bit `id` (card ids are below 64): the eyes were not sure this carpet
+   * lies on that card (wch_carpet_obs.on_uncertain) */
+  uint64_t unsure[FT_MAX_CARPETS];
 } wch__landings;
 
 /* Where a carpet of the flight being thrown lay when a frame last showed
@@ -195,6 +198,8 @@ tp_status wch__answer_reveal(wch *w, char *rest, tp_error *err);
 tp_status wch__answer_lamps(wch *w, char *rest, tp_error *err);
 tp_status wch__amend_flight(wch *w, const int *cards, const int *landing,
                             int n, tp_error *err);
+tp_status wch__unclaim_flight(wch *w, const int *cards, const int *landing,
+                              int n, tp_error *err);
 tp_status wch__take_back(wch *w, tp_error *err);
 tp_status wch__resolve_again(wch *w, const char *note, tp_error *err);
 void wch__correction_event(wch *w, const char *action, int card,

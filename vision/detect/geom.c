@@ -131,6 +131,8 @@ void vis__note_contact_doubt(const vis_settings *s, double depth_mm, int card, i
                              vis_carpet *cp) {
   if (cp->uncertain || !contact_in_doubt(s, depth_mm)) return;
   cp->uncertain = true;
+  cp->contact_doubt = true;
+  cp->contact_doubt_card = card;
   contact_reason(s, depth_mm, card, type, cp->reason);
 }
 

@@ -183,6 +183,11 @@ typedef struct {
   int n_under_cards;
   bool uncertain;
   char reason[VIS_REASON_MAX];
+  /* The uncertainty is about its contact with one card: its depth into
+   * card contact_doubt_card lies within the pose error of the rules'
+   * contact depth (it barely touches it, or barely lies on it). */
+  bool contact_doubt;
+  int contact_doubt_card;
 } vis_carpet;
 
 /* One overlap between a carpet and a card or another carpet, and which is
