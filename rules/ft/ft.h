@@ -118,7 +118,7 @@ tp_status ft_rules_load(const char *path, ft_rules *rules, tp_error *err);
 tp_status ft_rules_load_text(const char *name, const char *text, size_t len,
                              ft_rules *rules, tp_error *err);
 /* How deep (mm) a carpet must reach into a card to lie on it, for
- * tp_contact_lies_on(tp_convex_contact_depth(carpet, card), this): the
+ * tp_contact_lies_on(tp_rounded_rect_contact_depth(carpet, card), this): the
  * contact depth setting, or, with edge_contact_counts, a hair below 0 so
  * that touching counts. A depth of 0 means any overlap (a hair above 0:
  * outlines that share an edge touch, whatever the rounding). */
