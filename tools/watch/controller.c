@@ -1213,6 +1213,20 @@ static int carpet_near(const wch *w, const wch__card *c) {
   return best_k;
 }
 
+/* The outcome of resolving a flight again from what the players took: a
+ * correction the rules cannot make now (TP_ERR_INVALID) stays a warning and
+ * the game goes on; any other failure is passed to the caller. */
+static tp_status keep_amendment(wch *w, tp_status st, const tp_error *why,
+                                tp_error *err) {
+  if (st == TP_ERR_INVALID) {
+    wch__warn(w, "flight_rejected", "Could not resolve the flight again: %s",
+              why->text);
+    return TP_OK;
+  }
+  if (st != TP_OK) *err = *why;
+  return st;
+}
+
 /* Cards nobody won that the players took away right after the flight,
  * lying at the edge of one of its carpets: the players saw that carpet
  * lie on them where the eyes did not. The players' taking is the better
@@ -1245,13 +1259,7 @@ static tp_status amend_from_taking(wch *w, const wch_obs *obs,
   *amended = true;
   tp_error why;
   tp_status st = wch__amend_flight(w, cards, landing, n, &why);
-  if (st == TP_ERR_INVALID) { /* not correctable now: stays a warning */
-    wch__warn(w, "flight_rejected", "Could not resolve the flight again: %s",
-              why.text);
-    return TP_OK;
-  }
-  if (st != TP_OK) *err = why;
-  return st;
+  return keep_amendment(w, st, &why, err);
 }
 
 /* Cards the last flight gave away on a contact the eyes were not sure of
@@ -1285,13 +1293,7 @@ static tp_status drop_left_unsure(wch *w, bool *amended, tp_error *err) {
   *amended = true;
   tp_error why;
   tp_status st = wch__unclaim_flight(w, cards, landing, n, &why);
-  if (st == TP_ERR_INVALID) { /* not correctable now: stays a warning */
-    wch__warn(w, "flight_rejected", "Could not resolve the flight again: %s",
-              why.text);
-    return TP_OK;
-  }
-  if (st != TP_OK) *err = why;
-  return st;
+  return keep_amendment(w, st, &why, err);
 }
 
 static tp_status observe_taking(wch *w, const wch_obs *obs, const matching *m,
