@@ -1426,7 +1426,12 @@ typedef struct {
   char obs[4096], answers[4096], source[4096], truth[4096], transcript[4096];
 } demo_files;
 
-enum { DEMO_SEED = 2026, DEMO_RENDER_SEED = 7 };
+/* DEMO_GAME_GENERATION is part of the cached game's folder name: bump it
+ * whenever the renderer's pictures or its truth change (generation 2:
+ * session 11's contact between rounded outlines changed the demo game's
+ * truth), so that an upgraded teppich renders the game again instead of
+ * replaying a cached one whose truth the new build would not write. */
+enum { DEMO_SEED = 2026, DEMO_RENDER_SEED = 7, DEMO_GAME_GENERATION = 2 };
 
 extern const cli_command cli_command_render;
 
@@ -1464,15 +1469,16 @@ static bool demo_cache(char *out, size_t cap) {
       *p = '/';
     }
   if (mkdir(base, 0755) != 0 && errno != EEXIST) return false;
-  snprintf(out, cap, "%s/demo-game-%d-p3-960x540", base, DEMO_RENDER_SEED);
+  snprintf(out, cap, "%s/demo-game-%d-p3-960x540-g%d", base, DEMO_RENDER_SEED,
+           DEMO_GAME_GENERATION);
   return true;
 }
 
 static void remove_tree(const char *dir, int depth);
 
-/* The rendered game is the slow part and never changes: it is rendered
- * once into the cache (into a temporary folder beside it, renamed when
- * whole: never half a game), else into the demo's temporary folder. */
+/* The rendered game is the slow part: it is rendered once per generation
+ * into the cache (into a temporary folder beside it, renamed when whole:
+ * never half a game), else into the demo's temporary folder. */
 static int render_demo(demo_files *d) {
   char cache[2048], part[2100], done[2200];
   if (!demo_cache(cache, sizeof cache)) {
