@@ -42,3 +42,14 @@ bool cli_parse_double(const char *text, double lo, double hi, double *out) {
   *out = v;
   return true;
 }
+
+bool cli_parse_size(const char *text, long *w, long *h) {
+  const char *x = text ? strchr(text, 'x') : NULL;
+  if (!x) return false;
+  char wbuf[16];
+  size_t n = (size_t)(x - text);
+  if (n == 0 || n >= sizeof wbuf) return false;
+  memcpy(wbuf, text, n);
+  wbuf[n] = '\0';
+  return cli_parse_long(wbuf, 16, 8192, w) && cli_parse_long(x + 1, 16, 8192, h);
+}

@@ -29,5 +29,7 @@ int cli_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 
  * text is not exactly that. */
 bool cli_parse_long(const char *text, long lo, long hi, long *out);
 bool cli_parse_double(const char *text, double lo, double hi, double *out);
+/* "WIDTHxHEIGHT", each 16..8192 (a camera resolution); false otherwise. */
+bool cli_parse_size(const char *text, long *w, long *h);
 
 #endif

@@ -7,6 +7,7 @@
 #define TEPPICH_ANALYSIS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "core.h"
 #include "ft.h"
@@ -115,5 +116,21 @@ typedef struct {
 void an_score_scene(const rnd_scene *scene, const an_report *r, an_score *out);
 void an_score_scene_contact(const rnd_scene *scene, const an_report *r, double contact_mm,
                             an_score *out);
+
+/* Truth card i -> our card index in ours_of[i] (the nearest centre within
+ * 15 mm, each of ours taken once), or -1. */
+void an_match_truth_cards(const rnd_scene *scene, const rnd_truth *t, const vis_result *v,
+                          int *ours_of);
+/* Our carpet of truth carpet j's colour within 20 mm of it, or NULL. */
+const vis_carpet *an_match_truth_carpet(const rnd_scene *scene, const rnd_truth *t,
+                                        const vis_result *v, int j);
+
+/* The signed pose errors of every matched card and carpet, for finding a
+ * bias (eval --pose-errors; pose_errors.c): one tab-separated line each,
+ * and one per carpet/card pair the truth puts within 2 mm of contact with
+ * both depths. an_pose_errors_header writes the column names. */
+void an_pose_errors_header(FILE *f);
+void an_pose_errors_write(FILE *f, const char *level, unsigned long seed,
+                          const rnd_scene *scene, const an_report *r, double contact_mm);
 
 #endif

@@ -129,9 +129,8 @@ static void add_err(an_score *s, double e) {
   s->pos_n++;
 }
 
-/* Truth card i -> our card index (nearest centre within 15 mm), or -1. */
-static void match_cards(const rnd_scene *scene, const rnd_truth *t, const vis_result *v,
-                        int *ours_of, an_score *s) {
+void an_match_truth_cards(const rnd_scene *scene, const rnd_truth *t, const vis_result *v,
+                          int *ours_of) {
   bool *taken = calloc((size_t)v->n_cards + 1, 1);
   for (int i = 0; i < scene->n_cards; i++) {
     vis_pt tc = centre(t->cards[i].corners_mm);
@@ -141,6 +140,26 @@ static void match_cards(const rnd_scene *scene, const rnd_truth *t, const vis_re
           (best < 0 || dist(tc, v->cards[k].rect.center) < dist(tc, v->cards[best].rect.center)))
         best = k;
     ours_of[i] = best;
+    if (best >= 0 && taken) taken[best] = true;
+  }
+  free(taken);
+}
+
+const vis_carpet *an_match_truth_carpet(const rnd_scene *scene, const rnd_truth *t,
+                                        const vis_result *v, int j) {
+  const vis_carpet *c = NULL;
+  for (int k = 0; k < v->n_carpets; k++)
+    if (!strcmp(v->carpets[k].colour, scene->carpets[j].colour)) c = &v->carpets[k];
+  return c && dist(centre(t->carpets[j].corners_mm), c->rect.center) <= 20 ? c : NULL;
+}
+
+/* Scores the cards matched by an_match_truth_cards (ours_of). */
+static void match_cards(const rnd_scene *scene, const rnd_truth *t, const vis_result *v,
+                        int *ours_of, an_score *s) {
+  an_match_truth_cards(scene, t, v, ours_of);
+  for (int i = 0; i < scene->n_cards; i++) {
+    vis_pt tc = centre(t->cards[i].corners_mm);
+    int best = ours_of[i];
     if (best < 0) {
       char m[160];
       snprintf(m, sizeof m, "missed card %d (%s, %.0f%% visible)", i, scene->cards[i].type,
@@ -148,7 +167,6 @@ static void match_cards(const rnd_scene *scene, const rnd_truth *t, const vis_re
       note(s, m);
       continue;
     }
-    if (taken) taken[best] = true;
     s->matched_cards++;
     add_err(s, dist(tc, v->cards[best].rect.center));
     if (v->cards[best].type >= 0 && !strcmp(vis_type_name(v->cards[best].type), scene->cards[i].type)) {
@@ -160,7 +178,6 @@ static void match_cards(const rnd_scene *scene, const rnd_truth *t, const vis_re
       note(s, m);
     }
   }
-  free(taken);
 }
 
 static bool in_list(const int *l, int n, int x) {
@@ -192,11 +209,9 @@ void an_score_scene_contact(const rnd_scene *scene, const an_report *r, double c
   match_cards(scene, &t, v, ours_of, s);
   if (s->matched_cards < v->n_cards) note(s, "a card where there is none");
   for (int j = 0; j < scene->n_carpets; j++) {
-    const vis_carpet *c = NULL;
-    for (int k = 0; k < v->n_carpets; k++)
-      if (!strcmp(v->carpets[k].colour, scene->carpets[j].colour)) c = &v->carpets[k];
+    const vis_carpet *c = an_match_truth_carpet(scene, &t, v, j);
     vis_pt tc = centre(t.carpets[j].corners_mm);
-    if (!c || dist(tc, c->rect.center) > 20) {
+    if (!c) {
       char m[160];
       static const char *const surface[] = {"plain", "wood", "felt", "cloth"};
       int sf = (int)scene->table.surface;

@@ -14,6 +14,7 @@ static const char usage[] =
     "usage: teppich eval [--count N] [--seed FIRST] [--difficulty easy|normal|hard|all]\n"
     "                    [--failures DIR] [--verbose] [--true-camera] [--deck DIR]\n"
     "                    [--threads N] [--rules FILE] [--truth-rules FILE]\n"
+    "                    [--pose-errors FILE] [--size WxH]\n"
     "       teppich eval --scene SCENE.json [--deck DIR] [--true-camera] [--threads N]\n"
     "                    [--rules FILE]\n"
     "\n"
@@ -37,7 +38,14 @@ static const char usage[] =
     "the analysis and the truth alike (what \"lies on\" means:\n"
     "contact_depth_tenths_mm, edge_contact_counts); --truth-rules FILE reads\n"
     "the truth by other rules than the analysis (to measure against another\n"
-    "reading, e.g. contact_depth_tenths_mm = 10: a corner under 1 mm touches).\n";
+    "reading, e.g. contact_depth_tenths_mm = 10: a corner under 1 mm touches).\n"
+    "--pose-errors FILE writes every matched card's and carpet's signed pose\n"
+    "error (along the scene's shadow, from the picture's centre, along its own\n"
+    "axes; also through the renderer's camera) and the depths of the carpet/card\n"
+    "pairs near contact, tab-separated, to find a bias (docs/analyze.md).\n"
+    "--size WxH renders the random scenes at that camera resolution (with a\n"
+    "66 degree field of view, as render --size and rendered games do), e.g.\n"
+    "960x540: the watch's frames.\n";
 
 typedef struct {
   int scenes, exact, errors, claims_right;
@@ -194,15 +202,29 @@ static void save_failure(const char *dir, const char *level, unsigned long seed,
   free(json);
 }
 
-/* truth: the rules the truth is read with (what "lies on" means). */
+/* What a run of random scenes does besides scoring them. */
+typedef struct {
+  const char *failures; /* folder for failed scenes, or NULL */
+  bool verbose, true_camera;
+  const ft_rules *truth_rules; /* what "lies on" means for the truth */
+  FILE *pose_errors;           /* --pose-errors, or NULL */
+  long width, height;          /* --size, or 0: the scene's own camera */
+} run_options;
+
 static int run_level(an_session *s, an_scenes *sc, rnd_difficulty level, const char *name,
-                     unsigned long first, int count, const char *failures, bool verbose,
-                     bool true_camera, const ft_rules *truth_rules) {
+                     unsigned long first, int count, const run_options *ro) {
+  const char *failures = ro->failures;
+  bool verbose = ro->verbose, true_camera = ro->true_camera;
+  const ft_rules *truth_rules = ro->truth_rules;
   tally t = {0};
   for (int i = 0; i < count; i++) {
     unsigned long seed = first + (unsigned long)i;
     rnd_scene scene;
     rnd_scene_random(seed, level, NULL, &scene);
+    if (ro->width > 0) {
+      scene.camera.width = (int)ro->width, scene.camera.height = (int)ro->height;
+      rnd_camera_set_hfov(&scene.camera, 66);
+    }
     tp_image img = {0};
     tp_error err;
     an_report rep;
@@ -221,6 +243,9 @@ static int run_level(an_session *s, an_scenes *sc, rnd_difficulty level, const c
     } else {
       an_score_scene_contact(&scene, &rep, ft_rules_contact_mm(truth_rules), &score);
       if (!true_camera) mapping_error(&scene, &rep, &t);
+      if (ro->pose_errors)
+        an_pose_errors_write(ro->pose_errors, name, seed, &scene, &rep,
+                             ft_rules_contact_mm(truth_rules));
     }
     char ours[2048] = "", truth[2048] = "";
     bool claims = !st && claims_right(&scene, &rep, truth_rules, ours, truth, sizeof ours);
@@ -293,7 +318,8 @@ static int run(int argc, char **argv) {
   const char *level = "all", *failures = NULL;
   bool verbose = false, true_camera = false;
   const char *scene_file = NULL, *deck_dir = NULL, *rules_file = NULL, *truth_file = NULL;
-  long threads = 0;
+  const char *pose_file = NULL;
+  long threads = 0, width = 0, height = 0;
   for (int i = 1; i < argc; i++) {
     bool v = i + 1 < argc;
     if (!strcmp(argv[i], "--count") && v) {
@@ -318,6 +344,11 @@ static int run(int argc, char **argv) {
       rules_file = argv[++i];
     } else if (!strcmp(argv[i], "--truth-rules") && v) {
       truth_file = argv[++i];
+    } else if (!strcmp(argv[i], "--pose-errors") && v) {
+      pose_file = argv[++i];
+    } else if (!strcmp(argv[i], "--size") && v) {
+      if (!cli_parse_size(argv[++i], &width, &height))
+        return cli_fail(2, "eval: --size wants WIDTHxHEIGHT (16..8192 each), not '%s'", argv[i]);
     } else if (!strcmp(argv[i], "--threads") && v) {
       if (!cli_parse_long(argv[++i], 1, 16, &threads))
         return cli_fail(2, "eval: --threads wants 1..16, not '%s'", argv[i]);
@@ -332,6 +363,8 @@ static int run(int argc, char **argv) {
     return cli_fail(2, "eval: %s", err.text);
   if (scene_file) {
     if (truth_file) return cli_fail(2, "eval: --truth-rules is for random scenes, not --scene");
+    if (pose_file || width)
+      return cli_fail(2, "eval: --pose-errors and --size are for random scenes, not --scene");
     return run_scene_file(scene_file, deck_dir, true_camera, (int)threads, &rules);
   }
   static const char *names[3] = {"easy", "normal", "hard"};
@@ -340,6 +373,10 @@ static int run(int argc, char **argv) {
   if (!want[0] && !want[1] && !want[2])
     return cli_fail(2, "eval: --difficulty must be easy, normal, hard or all, not '%s'", level);
   if (failures) mkdir(failures, 0777);
+  FILE *pose_errors = pose_file ? fopen(pose_file, "w") : NULL;
+  if (pose_file && !pose_errors)
+    return cli_fail(2, "eval: cannot write --pose-errors file '%s' (check the folder)", pose_file);
+  if (pose_errors) an_pose_errors_header(pose_errors);
   an_options o = {.deck_dir = deck_dir, .threads = (int)threads, .rules = &rules};
   an_session *s = NULL;
   an_scenes *sc = NULL;
@@ -347,15 +384,17 @@ static int run(int argc, char **argv) {
   if (!st) st = an_scenes_create(&sc, &err);
   if (st) {
     an_session_destroy(s);
+    if (pose_errors) fclose(pose_errors);
     return cli_fail(deck_dir ? tp_status_exit_code(st) : 1, "eval: %s", err.text);
   }
   /* seeds from 100000 on are never used for tuning (docs/analyze.md) */
   printf("seeds %ld..%ld per difficulty%s\n", first, first + count - 1,
          first >= 100000 ? " (held out)" : " (tuning range: seeds from 100000 on are held out)");
+  run_options ro = {failures, verbose, true_camera, &truth_rules, pose_errors, width, height};
   for (int k = 0; k < 3; k++)
-    if (want[k])
-      run_level(s, sc, (rnd_difficulty)k, names[k], (unsigned long)first, (int)count, failures,
-                verbose, true_camera, &truth_rules);
+    if (want[k]) run_level(s, sc, (rnd_difficulty)k, names[k], (unsigned long)first, (int)count, &ro);
+  if (pose_errors && fclose(pose_errors))
+    fprintf(stderr, "eval: could not finish writing '%s' (disk full?)\n", pose_file);
   an_scenes_destroy(sc);
   an_session_destroy(s);
   return 0;

@@ -109,17 +109,6 @@ typedef struct {
   long width, height;
 } options;
 
-static int parse_size(const char *text, long *w, long *h) {
-  char *x = strchr(text, 'x');
-  if (!x) return -1;
-  char wbuf[16];
-  size_t n = (size_t)(x - text);
-  if (n == 0 || n >= sizeof wbuf) return -1;
-  memcpy(wbuf, text, n);
-  wbuf[n] = '\0';
-  return cli_parse_long(wbuf, 16, 8192, w) && cli_parse_long(x + 1, 16, 8192, h) ? 0 : -1;
-}
-
 static int parse_options(int argc, char **argv, options *o) {
   memset(o, 0, sizeof *o);
   o->difficulty = RND_NORMAL;
@@ -151,7 +140,7 @@ static int parse_options(int argc, char **argv, options *o) {
       else if (!strcmp(d, "hard")) o->difficulty = RND_HARD;
       else return cli_fail(2, "--difficulty: '%s' is not easy, normal or hard", d);
     } else if (!strcmp(a, "--size") && has) {
-      if (parse_size(argv[++i], &o->width, &o->height) != 0)
+      if (!cli_parse_size(argv[++i], &o->width, &o->height))
         return cli_fail(2, "--size: '%s' is not WIDTHxHEIGHT (16..8192)", argv[i]);
     } else if (!strcmp(a, "--bench") && has) {
       if (!cli_parse_long(argv[++i], 1, 100000, &o->bench))
