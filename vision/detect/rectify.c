@@ -4,10 +4,11 @@
  * a coarse grid (every RECT_GRID-th table pixel) and interpolated
  * bilinearly in between: the interpolation error over 4 mm is far below a
  * hundredth of a pixel, and the mapping's calls drop from one per pixel to
- * one per 64 pixels. The image is made in strips of rows: each strip's
- * pixel maps, its remap and its Lab conversion stay in the cache, and
- * strips are independent, so `threads` workers (pthreads, no shared
- * mutable state but disjoint rows) share them. */
+ * one per 64 pixels (the grid's rows on the workers, parallel.c). The
+ * image is made in strips of rows: each strip's pixel maps, its remap and
+ * its Lab conversion stay in the cache, and strips are independent, so
+ * `threads` workers (pthreads, no shared mutable state but disjoint rows)
+ * share them. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <pthread.h>
@@ -89,18 +90,27 @@ done:
   return NULL;
 }
 
-/* Image positions of the grid nodes; -1e6 where the table does not map. */
-static tp_status grid(const vis_table_map *map, const vis__table *t, int gw, int gh,
-                      float *gx, float *gy) {
-  for (int j = 0; j < gh; j++)
-    for (int i = 0; i < gw; i++) {
-      vis_pt mm = vis__px_to_mm(t, (vis_pt){(double)i * RECT_GRID, (double)j * RECT_GRID});
-      double in[2] = {mm.x, mm.y}, px[2];
-      bool ok = map->table_to_image(map->user, in, px);
-      gx[(size_t)j * gw + i] = ok ? (float)px[0] : -1e6f;
-      gy[(size_t)j * gw + i] = ok ? (float)px[1] : -1e6f;
-    }
-  return TP_OK;
+/* Image positions of the grid nodes; -1e6 where the table does not map.
+ * One item per grid row on the workers (the map may be called from
+ * several threads at once: vision.h; each node depends on itself alone,
+ * so the grid is the same for any number of workers). */
+typedef struct {
+  const vis_table_map *map;
+  const vis__table *t;
+  int gw;
+  float *gx, *gy;
+} grid_job;
+
+static void grid_row(void *ctx, int worker, int j) {
+  (void)worker;
+  const grid_job *g = ctx;
+  for (int i = 0; i < g->gw; i++) {
+    vis_pt mm = vis__px_to_mm(g->t, (vis_pt){(double)i * RECT_GRID, (double)j * RECT_GRID});
+    double in[2] = {mm.x, mm.y}, px[2];
+    bool ok = g->map->table_to_image(g->map->user, in, px);
+    g->gx[(size_t)j * g->gw + i] = ok ? (float)px[0] : -1e6f;
+    g->gy[(size_t)j * g->gw + i] = ok ? (float)px[1] : -1e6f;
+  }
 }
 
 tp_status vis__rectify(const tp_image *rgb, const vis_table_map *map, int threads,
@@ -114,7 +124,8 @@ tp_status vis__rectify(const tp_image *rgb, const vis_table_map *map, int thread
     free(gy);
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the table image");
   }
-  grid(map, t, gw, gh, gx, gy);
+  grid_job gj = {map, t, gw, gx, gy};
+  vis__parallel_for(threads, gh, grid_row, &gj);
   int n = threads < 1 ? 1 : threads > RECT_MAX_THREADS ? RECT_MAX_THREADS : threads;
   strip_job jobs[RECT_MAX_THREADS];
   pthread_t tid[RECT_MAX_THREADS];

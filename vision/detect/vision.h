@@ -219,7 +219,9 @@ void vis_result_free(vis_result *res); /* NULL-safe, resets */
 
 /* Where the table lies in the photo: the calibration's table mm -> image
  * pixel mapping (with its lens model) as a function, and the part of the
- * table to look at. */
+ * table to look at. table_to_image may be called from several of the
+ * analysis's worker threads at once (vis_settings.threads): it must only
+ * read what user points to (cal_table_to_image does). */
 typedef struct {
   /* false where the point does not map (beyond the horizon) */
   bool (*table_to_image)(void *user, const double mm[2], double px[2]);
