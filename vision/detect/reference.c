@@ -374,6 +374,26 @@ static bool cell_mean(const vis__table *t, const bare_table *g, int cx,
   return n > 0;
 }
 
+/* A frame's cell means on grid g, one row of cells per item on the
+ * workers (each writes only its own cells: the same for any number of
+ * workers). */
+typedef struct {
+  const vis__table *t;
+  const bare_table *g;
+  const uint8_t *asked; /* the cells to measure, NULL: all */
+  float *mean;          /* 3 per cell */
+  uint8_t *seen;        /* asked and seen in this frame */
+} cells_job;
+
+static void cell_row_item(void *ctx, int worker, int cy) {
+  (void)worker;
+  const cells_job *j = ctx;
+  for (int cx = 0; cx < j->g->nx; cx++) {
+    size_t c = (size_t)cy * j->g->nx + cx;
+    j->seen[c] = (!j->asked || j->asked[c]) && cell_mean(j->t, j->g, cx, cy, j->mean + 3 * c);
+  }
+}
+
 /* The cells of a frame (rectified here). */
 static tp_status frame_cells(vis_analyzer *an, const tp_image *rgb,
                              const vis_table_map *map, bare_table *out,
@@ -393,10 +413,10 @@ static tp_status frame_cells(vis_analyzer *an, const tp_image *rgb,
     if (!g.lab || !g.seen)
       st = tp_error_set(err, TP_ERR_NOMEM, "out of memory for the bare table");
   }
-  for (int cy = 0; !st && cy < g.ny; cy++)
-    for (int cx = 0; cx < g.nx; cx++)
-      g.seen[cy * g.nx + cx] =
-          cell_mean(&t, &g, cx, cy, g.lab + 3 * ((size_t)cy * g.nx + cx));
+  if (!st) {
+    cells_job job = {&t, &g, NULL, g.lab, g.seen};
+    vis__parallel_for(t.threads, g.ny, cell_row_item, &job);
+  }
   vis__table_free(&t);
   if (st) {
     bare_free(&g);
@@ -831,18 +851,17 @@ static tp_status change_mask(const vis_reference *ref, const vis__table *t,
     st = tp_error_set(err, TP_ERR_NOMEM, "out of memory for the change mask");
     goto done;
   }
+  cells_job job = {t, g, g->seen, now, ok};
+  vis__parallel_for(t->threads, g->ny, cell_row_item, &job);
   size_t k = 0;
-  for (int cy = 0; cy < g->ny; cy++)
-    for (int cx = 0; cx < g->nx; cx++) {
-      size_t c = (size_t)cy * g->nx + cx;
-      ok[c] = g->seen[c] && cell_mean(t, g, cx, cy, now + 3 * c);
-      if (!ok[c]) continue;
-      const float *b = g->lab + 3 * c, *f = now + 3 * c;
-      d[0][k] = (f[0] + 1) / (b[0] + 1);
-      d[1][k] = f[1] - b[1];
-      d[2][k] = f[2] - b[2];
-      k++;
-    }
+  for (size_t c = 0; c < n; c++) {
+    if (!ok[c]) continue;
+    const float *b = g->lab + 3 * c, *f = now + 3 * c;
+    d[0][k] = (f[0] + 1) / (b[0] + 1);
+    d[1][k] = f[1] - b[1];
+    d[2][k] = f[2] - b[2];
+    k++;
+  }
   float med[3] = {1, 0, 0};
   for (int ch = 0; ch < 3 && k; ch++) {
     med[ch] = vis__kth_smallest(d[ch], k, k / 2);
