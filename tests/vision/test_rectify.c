@@ -253,6 +253,46 @@ static void test_blur_equals_opencv(void **state) {
   tp_image_free(&b);
 }
 
+/* The object mask's log odds blurred in bands of columns (on the workers)
+ * equal the whole plane's blur bit for bit for radius 1 and 2: values of
+ * every magnitude and sign, where a different order of the double sums
+ * would round differently. */
+static void test_blur_f32_cols_equal_whole(void **state) {
+  (void)state;
+  enum { W = 173, H = 61, STRIDE = 180 };
+  float *src = malloc(sizeof(float) * STRIDE * H), *whole = malloc(sizeof(float) * STRIDE * H);
+  float *cols = malloc(sizeof(float) * STRIDE * H);
+  assert_non_null(src);
+  assert_non_null(whole);
+  assert_non_null(cols);
+  unsigned v = 12345;
+  for (int i = 0; i < STRIDE * H; i++) {
+    v = v * 1103515245u + 12345u;
+    int e = (int)(v >> 8) % 48 - 36; /* 2^-36 .. 2^11 */
+    double m = 1 + (double)((v >> 3) & 1023) / 1024;
+    src[i] = (v >> 20) % 7 == 0 ? 0.0f : (float)((v & 1 ? -1 : 1) * ldexp(m, e));
+  }
+  const int edges[] = {0, 1, 2, 5, 60, 61, 172, W};
+  for (int radius = 1; radius <= 2; radius++) {
+    memcpy(whole, src, sizeof(float) * STRIDE * H);
+    assert_int_equal(cvw_box_blur_f32(whole, W, H, STRIDE, radius, NULL), TP_OK);
+    memset(cols, 0, sizeof(float) * STRIDE * H);
+    for (int b = 0; b + 1 < (int)(sizeof edges / sizeof *edges); b++)
+      assert_int_equal(
+          cvw_box_blur_f32_cols(src, cols, W, H, STRIDE, radius, edges[b], edges[b + 1], NULL),
+          TP_OK);
+    for (int y = 0; y < H; y++)
+      assert_memory_equal(whole + y * STRIDE, cols + y * STRIDE, sizeof(float) * W);
+  }
+  tp_error err;
+  assert_int_not_equal(cvw_box_blur_f32_cols(src, src, W, H, STRIDE, 1, 0, W, &err), TP_OK);
+  assert_int_not_equal(cvw_box_blur_f32_cols(src, cols, W, H, STRIDE, 1, 5, 5, &err), TP_OK);
+  assert_int_not_equal(cvw_box_blur_f32_cols(src, cols, W, H, STRIDE, 1, 0, W + 1, &err), TP_OK);
+  free(src);
+  free(whole);
+  free(cols);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_positions_follow_the_map),
@@ -260,6 +300,7 @@ int main(void) {
       cmocka_unit_test(test_thread_setting_checked),
       cmocka_unit_test(test_blur_bands_equal_whole),
       cmocka_unit_test(test_blur_equals_opencv),
+      cmocka_unit_test(test_blur_f32_cols_equal_whole),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -303,6 +303,18 @@ tp_status cvw_box_blur_rows(const tp_image *src, tp_image *dst, int radius, int 
 tp_status cvw_box_blur_f32(float *data, int width, int height, int stride,
                            int radius, tp_error *err);
 
+/* Columns x0..x1-1 of cvw_box_blur_f32(src) written to the same columns
+ * of dst (another plane of the same size and stride): neighbouring
+ * columns are read from src, borders replicated at the plane's edges
+ * only. For radius 1 and 2 bands of columns give the whole plane's
+ * result bit for bit (workers may each do a band): OpenCV sums each row's
+ * window of 3 or 5 anew per pixel and runs each column's sum down the
+ * whole plane (test_blur_f32_cols_equal_whole); a wider window's row sum
+ * runs along the row from the band's first column, so it may differ in
+ * the last bit. */
+tp_status cvw_box_blur_f32_cols(const float *src, float *dst, int width, int height,
+                                int stride, int radius, int x0, int x1, tp_error *err);
+
 /* Straight edges of an image (gray or RGB; OpenCV's LSD line segment
  * detector), at least min_len pixels long. *segs (x1, y1, x2, y2 per
  * segment) is malloc'd for the caller to free. */

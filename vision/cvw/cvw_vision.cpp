@@ -93,6 +93,25 @@ extern "C" tp_status cvw_box_blur_f32(float *data, int width, int height,
   });
 }
 
+extern "C" tp_status cvw_box_blur_f32_cols(const float *src, float *dst, int width, int height,
+                                           int stride, int radius, int x0, int x1,
+                                           tp_error *err) {
+  return cvw__guard(err, "blur", [&]() -> tp_status {
+    if (!src || !dst || src == dst || width <= 0 || height <= 0 || stride < width ||
+        radius < 0 || x0 < 0 || x1 > width || x0 >= x1)
+      return tp_error_set(err, TP_ERR_INVALID, "blur: bad planes or columns");
+    size_t step = (size_t)stride * sizeof(float);
+    /* views of the columns inside the whole planes: OpenCV reads the
+     * columns beside them as the neighbours they are (no BORDER_ISOLATED) */
+    cv::Rect band(x0, 0, x1 - x0, height);
+    cv::Mat in = cv::Mat(height, width, CV_32F, (void *)src, step)(band);
+    cv::Mat out = cv::Mat(height, width, CV_32F, dst, step)(band);
+    cv::blur(in, out, cv::Size(2 * radius + 1, 2 * radius + 1), cv::Point(-1, -1),
+             cv::BORDER_REPLICATE);
+    return TP_OK;
+  });
+}
+
 extern "C" tp_status cvw_mask_outlines(const tp_image *mask, double epsilon_px,
                                        double min_area_px, double **points,
                                        int **counts, int *n_polygons,
