@@ -116,14 +116,18 @@ static void push_rect(rect_list *l, const vis_rect *r) {
   l->v[l->n++] = *r;
 }
 
-/* Same size, centre within 2 px and angle within 2 degrees. */
+/* Same size (within half a pixel), centre within 3 px and angle within 3
+ * degrees. The centre's two distances along the axes are asked first:
+ * most kept rectangles lie far off, and hypot is never below either
+ * (so the answers are those of the distance alone). */
 static bool is_duplicate(const rect_list *l, const vis_rect *r) {
   for (int i = 0; i < l->n; i++) {
     const vis_rect *q = &l->v[i];
+    double dx = q->center.x - r->center.x, dy = q->center.y - r->center.y;
+    if (!(fabs(dx) < 3 && fabs(dy) < 3)) continue;
     double da = fabs(q->angle_deg - r->angle_deg);
     if (da > 90) da = 180 - da;
-    if (fabs(q->h - r->h) < 0.5 && fabs(q->w - r->w) < 0.5 && da < 3 &&
-        hypot(q->center.x - r->center.x, q->center.y - r->center.y) < 3)
+    if (fabs(q->h - r->h) < 0.5 && fabs(q->w - r->w) < 0.5 && da < 3 && hypot(dx, dy) < 3)
       return true;
   }
   return false;
