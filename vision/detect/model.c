@@ -76,20 +76,49 @@ tp_status vis__object_model_build(const vis_deck *deck, float *hist,
   return TP_OK;
 }
 
-/* Table histogram of the pixels that the camera saw (warp fills 0). */
-static void table_histogram(const vis__table *t, float *hist) {
-  memset(hist, 0, sizeof(float) * VIS__NBINS);
-  double n = 0;
-  for (int y = 0; y < t->lab.height; y += 2) {
+/* Table histogram of the pixels that the camera saw (warp fills 0), on
+ * every 2nd row and column: counted in bands of rows on the workers, each
+ * into its own whole-number tally (sums of whole numbers are the same in
+ * any order). The counts were floats incremented one at a time, which
+ * stop at 2^24: kept so. False when out of memory. */
+enum { HIST_BAND = 32 }; /* rows per item, even: every 2nd row of the whole */
+#define FLOAT_COUNT_MAX 16777216.0 /* 2^24: a float count + 1 stays there */
+typedef struct {
+  const vis__table *t;
+  uint32_t *tally; /* VIS__NBINS per worker */
+  double seen[VIS__MAX_THREADS];
+} hist_job;
+
+static void tally_rows(void *ctx, int worker, int item) {
+  hist_job *j = ctx;
+  const vis__table *t = j->t;
+  uint32_t *tally = j->tally + (size_t)worker * VIS__NBINS;
+  int y1 = (item + 1) * HIST_BAND < t->lab.height ? (item + 1) * HIST_BAND : t->lab.height;
+  for (int y = item * HIST_BAND; y < y1; y += 2) {
     const uint8_t *p = tp_image_row(&t->lab, y);
     const uint8_t *q = tp_image_row(&t->rgb, y);
     for (int x = 0; x < t->lab.width; x += 2)
       if (q[3 * x] | q[3 * x + 1] | q[3 * x + 2]) {
-        hist[vis__bin(p + 3 * x)] += 1;
-        n += 1;
+        tally[vis__bin(p + 3 * x)]++;
+        j->seen[worker] += 1;
       }
   }
-  for (int k = 0; k < VIS__NBINS; k++) hist[k] = (float)(hist[k] / fmax(n, 1));
+}
+
+static bool table_histogram(const vis__table *t, float *hist) {
+  int workers = t->threads < 1 ? 1 : t->threads > VIS__MAX_THREADS ? VIS__MAX_THREADS : t->threads;
+  hist_job j = {t, calloc((size_t)workers * VIS__NBINS, sizeof(uint32_t)), {0}};
+  if (!j.tally) return false;
+  vis__parallel_for(workers, (t->lab.height + HIST_BAND - 1) / HIST_BAND, tally_rows, &j);
+  double n = 0;
+  for (int w = 0; w < workers; w++) n += j.seen[w];
+  for (int k = 0; k < VIS__NBINS; k++) {
+    double count = 0;
+    for (int w = 0; w < workers; w++) count += j.tally[(size_t)w * VIS__NBINS + k];
+    hist[k] = (float)(fmin(count, FLOAT_COUNT_MAX) / fmax(n, 1));
+  }
+  free(j.tally);
+  return true;
 }
 
 /* log p(colour | object) - log p(colour | table) per histogram bin. */
@@ -210,7 +239,10 @@ tp_status vis__object_mask(vis__table *t, const float *obj_hist,
     st = tp_error_set(err, TP_ERR_NOMEM, "out of memory for the object mask");
     goto done;
   }
-  table_histogram(t, tab);
+  if (!table_histogram(t, tab)) {
+    st = tp_error_set(err, TP_ERR_NOMEM, "out of memory for the object mask");
+    goto done;
+  }
   log_odds_per_bin(obj_hist, tab, lo_bin);
   mask_job job = {t, lo_bin, lo, lo, NULL};
   int bands = (h + MASK_BAND - 1) / MASK_BAND;
