@@ -546,6 +546,48 @@ static void test_hidden_under_later(void **state) {
   free(line);
 }
 
+/* The flight's line when green, surely seen on cards 4 and 0 in the
+ * frame it landed in, is seen on card 4 alone once red lands at (red_x,
+ * red_y) on `red_card`; green lies `green_dx` mm further right then. The
+ * two frames of the second look are the last one again. */
+static char *flight_green_lost_card(double red_x, double red_y, int red_card,
+                                    double green_dx) {
+  sink s = {0};
+  tp_error err;
+  wch *w = three_player_game(&s);
+  wch_obs o = layout_obs(12);
+  add_carpet(&o, "blue", 90, 90, 0);
+  observe(w, &o);
+  add_carpet(&o, "green", 90, 175, 4);
+  o.carpets[1].on_cards[o.carpets[1].n_on_cards++] = 0;
+  observe(w, &o);
+  o.carpets[1].n_on_cards = 1; /* card 0 no more */
+  o.carpets[1].x_mm += green_dx;
+  add_carpet(&o, "red", red_x, red_y, red_card);
+  observe(w, &o);
+  for (int k = 0; k < 2; k++)
+    assert_int_equal(wch_confirm(w, &o, NULL, &err), TP_OK);
+  assert_int_equal(wch_corrections(w), 0);
+  return first_flight_line(w, &s);
+}
+
+/* A carpet surely seen on a card keeps it while it lies where it lay and
+ * a carpet thrown later lies over that card (the later one covers where
+ * they meet; tuning game 4:653 round 3 flight 3). Moved since, or with
+ * no later carpet over the card, the last frame stands. */
+static void test_sure_under_later(void **state) {
+  (void)state;
+  char *line = flight_green_lost_card(100, 100, 0, 0);
+  assert_string_equal(line, "flight blue=0 green=4,0 red=0");
+  free(line);
+  line = flight_green_lost_card(100, 100, 0, 5);
+  assert_string_equal(line, "flight blue=0 green=4 red=0");
+  free(line);
+  line = flight_green_lost_card(290, 220, 6, 0);
+  assert_string_equal(line, "flight blue=0 green=4 red=6");
+  free(line);
+}
+
 /* Cards the observer names by id (analysed against the layout reference)
  * are those cards wherever they lie; one moved far was bumped. */
 static void test_cards_by_id(void **state) {
@@ -1284,6 +1326,7 @@ int main(void) {
       cmocka_unit_test(test_layout_guess),
       cmocka_unit_test(test_carpet_unseen),
       cmocka_unit_test(test_hidden_under_later),
+      cmocka_unit_test(test_sure_under_later),
       cmocka_unit_test(test_cards_by_id),
       cmocka_unit_test(test_taken_under_carpet),
       cmocka_unit_test(test_left_where_unsure),

@@ -219,4 +219,39 @@ grep -q '"kind": *"card_left_by_players"' "$T/unsure.ev" || fail "no card_left_b
 grep -q '"action": "left"' "$T/unsure.ev" || fail "no correction event for the card left"
 grep '^flight\|^reveal\|^lamps' "$T/unsure.t" >"$T/a"
 cmp -s "$T/a" "$T/b" || fail "the card left on the table still counts for red"
+# 9. a carpet the eyes saw surely on a card loses it once a later carpet
+# lies over that card (the later one covers where they meet; tuning game
+# 4:653 round 3 flight 3): flight 3 has green (thrown second) on card 0,
+# and red (thrown last) lands on card 0 too; every frame with red drops
+# card 0 from green. Green still lies where it lay: it keeps card 0, the
+# contest stays, and the game ends as the truth. Moved 5 mm since (bumped),
+# the frames with red stand.
+grep -q '^flight blue=- green=0 red=0$' "$T/g/truth.transcript" || fail "simulated game 7 changed: pick another flight"
+cat >"$T/cover.awk" <<'AWK'
+# green's card 0 dropped (and green moved dx mm) in the frames where red lies on card 0
+/"colour":"red"[^}]*"on_cards":\[0\]/ && match($0, /\{"colour":"green","center_mm":\[[0-9.]+[^}]*"on_cards":\[0\]\}/) {
+  at = RSTART; len = RLENGTH
+  green = substr($0, at, len)
+  match(green, /\[[0-9.]+/)
+  x = substr(green, RSTART + 1, RLENGTH - 1) + dx
+  sub(/"center_mm":\[[0-9.]+/, "\"center_mm\":[" x, green)
+  sub(/"on_cards":\[0\]/, "\"on_cards\":[]", green)
+  $0 = substr($0, 1, at - 1) green substr($0, at + len)
+  spoilt++
+}
+{ print }
+END { if (!spoilt) exit 1 }
+AWK
+grep '^flight\|^reveal\|^lamps' "$T/g/truth.transcript" >"$T/b"
+for dx in 0 5; do
+  awk -v dx=$dx -f "$T/cover.awk" "$T/g/obs.jsonl" >"$T/cover$dx.jsonl" || fail "nothing spoilt"
+  expect_exit 0 "$TEPPICH" watch --observations "$T/cover$dx.jsonl" --players $P --fast \
+    --answers "$T/g/answers.txt" --transcript "$T/cover$dx.t"
+  grep '^flight\|^reveal\|^lamps' "$T/cover$dx.t" >"$T/a"
+  if [ $dx = 0 ]; then
+    cmp -s "$T/a" "$T/b" || fail "green lost card 0 under red"
+  else
+    grep -q '^flight blue=- green=- red=0$' "$T/a" || fail "a moved carpet kept the card"
+  fi
+done
 finish

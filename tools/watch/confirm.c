@@ -71,7 +71,7 @@ static void landings_before_flight(const wch *w, const wch_obs *obs,
   wch__landings_seen(w, &before, obs, seen);
 }
 
-static bool has_id(const int *ids, int n, int id) {
+bool wch__has_id(const int *ids, int n, int id) {
   for (int j = 0; j < n; j++)
     if (ids[j] == id) return true;
   return false;
@@ -87,7 +87,7 @@ static int majority(const wch *w, int k, int *out) {
   if (s == 0) return n;
   for (int id = 0; id < FT_DECK_SIZE && n < FT_MAX_CARDS; id++) {
     int twice = 2 * w->votes[k][id];
-    if (twice > s || (twice == s && has_id(now, n_now, id))) out[n++] = id;
+    if (twice > s || (twice == s && wch__has_id(now, n_now, id))) out[n++] = id;
   }
   return n;
 }
@@ -95,7 +95,7 @@ static int majority(const wch *w, int k, int *out) {
 static bool same_cards(const int *a, int na, const int *b, int nb) {
   if (na != nb) return false;
   for (int j = 0; j < na; j++)
-    if (!has_id(b, nb, a[j])) return false;
+    if (!wch__has_id(b, nb, a[j])) return false;
   return true;
 }
 

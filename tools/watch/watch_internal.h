@@ -43,12 +43,15 @@ typedef struct {
 } wch__landings;
 
 /* Where a carpet of the flight being thrown lay when a frame last showed
- * it, and the cards it lay on there. */
+ * it, and the cards it lay on there; `sure`: the cards the frames that
+ * showed it at that place (not moved since) saw it surely lie on. */
 typedef struct {
   bool seen;
   double x, y, angle;
   int cards[FT_MAX_CARDS];
   int n_cards;
+  int sure[FT_MAX_CARDS];
+  int n_sure;
 } wch__last_seen;
 
 /* What a frame's cards are matched against: the table cards, the cards
@@ -208,6 +211,8 @@ void wch__correction_event(wch *w, const char *action, int card,
 /* confirm.c */
 void wch__confirm_begin(wch *w, const wch_obs *obs);
 void wch__confirm_resumed(wch *w);
+/* `id` is one of the n ids. */
+bool wch__has_id(const int *ids, int n, int id);
 
 /* report.c */
 void wch__emit_layout(wch *w);
