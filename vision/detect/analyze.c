@@ -342,6 +342,22 @@ static bool reaches_into(const vis_settings *s, double corner_mm, vis_carpet *cp
   return false;
 }
 
+/* A card's own overlap decides for itself when it shows clearly, unless
+ * the carpet's other card overlaps clearly say the opposite and it rests
+ * on few samples: a card a tenth visible under three carpets showed 9 of
+ * its samples against 1 inside the bottom carpet (its frame beside that
+ * carpet's white border; the rest of the overlap hidden by the other two),
+ * while the carpet's other card showed it on top 29 : 0 (tuning normal
+ * 3121: taken as under, truth on). */
+enum { OWN_AGAINST_POOL = 24 };
+static bool decides_alone(const evidence *own, int sum_on, int sum_under) {
+  if (!evidence_clear(own->on_top, own->under)) return false;
+  int rest_on = sum_on - own->on_top, rest_under = sum_under - own->under;
+  bool rest_disagrees = evidence_clear(rest_on, rest_under) &&
+                        (rest_on > rest_under) != (own->on_top > own->under);
+  return !rest_disagrees || own->on_top + own->under >= OWN_AGAINST_POOL;
+}
+
 /* Who lies on top where carpet object i meets the others. A thrown carpet
  * lies on the whole layout or, when it slid under it, under all of it:
  * the evidence of all its card overlaps is pooled, and a card whose own
@@ -388,7 +404,7 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
     int j = cards[k];
     vis_overlap *ov = add_overlap(res, index, i, j, false, areas[k]);
     ov->depth_mm = depths[k];
-    bool own = evidence_clear(ev[k].on_top, ev[k].under);
+    bool own = decides_alone(&ev[k], sum_on, sum_under);
     ov->carpet_on_top = own ? ev[k].on_top > ev[k].under : above;
     int on = own ? ev[k].on_top : sum_on, under = own ? ev[k].under : sum_under;
     ov->confidence = own || pooled_clear ? (double)abs(on - under) / (on + under) : 0.5;
