@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "vision.h"
+#include "vision_internal.h"
 
 static void test_corners_axis_aligned(void **state) {
   (void)state;
@@ -190,6 +191,29 @@ static void test_corners_any_angle(void **state) {
   }
 }
 
+/* Outlines drawn `scale` times their size: two cards end to end 100 mm
+ * apart (centres) leave a gap of 100 - 91 s, in mm of the table as it is
+ * (divided by s); scale 1 is vis_rect_contact_depth. */
+static void test_contact_depth_at_scale(void **state) {
+  (void)state;
+  vis_rect a = {{0, 0}, 59, 91, 0}, b = {{100, 0}, 59, 91, 0};
+  assert_true(fabs(vis__rect_contact_depth_at(&a, &b, 3, 1) - vis_rect_contact_depth(&a, &b, 3)) <
+              1e-12);
+  assert_true(fabs(vis__rect_contact_depth_at(&a, &b, 3, 1) + 9) < 1e-9);
+  assert_true(fabs(vis__rect_contact_depth_at(&a, &b, 3, 1.01) + (100 - 91 * 1.01) / 1.01) < 1e-9);
+  assert_true(fabs(vis__rect_contact_depth_at(&a, &b, 3, 0.99) + (100 - 91 * 0.99) / 0.99) < 1e-9);
+}
+
+/* A carpet's own scale; else the others' mean; else 1. */
+static void test_local_scale(void **state) {
+  (void)state;
+  const double s[4] = {NAN, 1.004, NAN, 0.998}, none[2] = {NAN, NAN};
+  assert_true(fabs(vis__local_scale(s, 4, 1) - 1.004) < 1e-12);
+  assert_true(fabs(vis__local_scale(s, 4, 3) - 0.998) < 1e-12);
+  assert_true(fabs(vis__local_scale(s, 4, 0) - 1.001) < 1e-12);
+  assert_true(vis__local_scale(none, 2, 0) == 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_corners_axis_aligned),
@@ -203,6 +227,8 @@ int main(void) {
       cmocka_unit_test(test_contained_and_sliding),
       cmocka_unit_test(test_polygon_winding_and_degenerate),
       cmocka_unit_test(test_corners_any_angle),
+      cmocka_unit_test(test_contact_depth_at_scale),
+      cmocka_unit_test(test_local_scale),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

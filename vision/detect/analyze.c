@@ -334,9 +334,10 @@ static vis_overlap *add_overlap(vis_result *res, const int *index, int i, int j,
  * to lie on it, by the rules' contact depth (*depth: how deep). A carpet
  * that stays short of it by less than the pose error only touches, and
  * says it is not sure. */
-static bool reaches_into(const vis_settings *s, double corner_mm, vis_carpet *cp,
+/* scale: the table's where they meet (vis__local_scale). */
+static bool reaches_into(const vis_settings *s, double corner_mm, double scale, vis_carpet *cp,
                          const vis_rect *card, int card_index, int type, double *depth) {
-  *depth = vis_rect_contact_depth(&cp->rect, card, corner_mm);
+  *depth = vis__rect_contact_depth_at(&cp->rect, card, corner_mm, scale);
   if (tp_contact_lies_on(*depth, s->contact_depth_mm)) return true;
   vis__note_contact_doubt(s, *depth, card_index, type, cp);
   return false;
@@ -365,7 +366,7 @@ static bool decides_alone(const evidence *own, int sum_on, int sum_under) {
  * carpet covers every overlap), it lies on top, as thrown carpets do, and
  * says it is not sure. */
 static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis__object *obj,
-                         int n_obj, int i, const int *index, vis_result *res) {
+                         int n_obj, int i, const int *index, double scale, vis_result *res) {
   const double tau = 35;
   vis_carpet *cp = &res->carpets[index[i]];
   int cards[64], n_cards = 0, sum_on = 0, sum_under = 0, sum_hidden = 0;
@@ -378,7 +379,7 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
     vis_rect rj = rect_to_mm(t, &obj[j].r_px);
     double area = vis_rect_overlap_area(&cp->rect, &rj);
     if (other_carpet ? area <= an->s.min_overlap_mm2
-                     : !reaches_into(&an->s, an->deck->corner_mm, cp, &rj, index[j],
+                     : !reaches_into(&an->s, an->deck->corner_mm, scale, cp, &rj, index[j],
                                      an->tpl[obj[j].face].index, &depth))
       continue;
     evidence e = overlap_evidence(an, t, obj, n_obj, i, j, tau);
@@ -425,6 +426,24 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
     if (ov->carpet_on_top)
       vis__note_contact_doubt(&an->s, depths[k], index[j], an->tpl[obj[j].face].index, cp);
   }
+}
+
+/* Carpet object i's apparent scale (vis__apparent_scale) when it lies
+ * within VIS__SCALE_REACH_MM of a card and nothing accepted before it (on
+ * top, or a card all but a sliver of which showed) reaches
+ * VIS__SCALE_EDGE_MM into it, where the scale is measured; NaN otherwise. */
+static double carpet_scale(const vis_analyzer *an, const vis__table *t, const vis__object *obj,
+                           int n_obj, int i) {
+  vis_rect ri = rect_to_mm(t, &obj[i].r_px);
+  bool near = false;
+  for (int j = 0; j < n_obj; j++) {
+    vis_rect rj = rect_to_mm(t, &obj[j].r_px);
+    if (j < i && vis_rect_contact_depth(&rj, &ri, 0) >= VIS__SCALE_EDGE_MM) return NAN;
+    near = near || (an->tpl[obj[j].face].kind == VIS__FACE_TYPE &&
+                    fabs(vis_rect_contact_depth(&ri, &rj, an->deck->corner_mm)) <
+                        VIS__SCALE_REACH_MM);
+  }
+  return near ? vis__apparent_scale(t, &an->tpl[obj[i].face], &obj[i]) : NAN;
 }
 
 /* A type told from under a fifth of the card is a guess the player must
@@ -496,8 +515,17 @@ static tp_status build_result(const vis_analyzer *an, const vis__table *t,
       c->visible_fraction = visible;
     }
   }
+  double *scale = malloc(sizeof *scale * ((size_t)n_obj + 1));
+  if (!scale) {
+    free(index);
+    return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the result");
+  }
   for (int i = 0; i < n_obj; i++)
-    if (an->tpl[obj[i].face].kind != VIS__FACE_TYPE) stack_carpet(an, t, obj, n_obj, i, index, res);
+    scale[i] = an->tpl[obj[i].face].kind != VIS__FACE_TYPE ? carpet_scale(an, t, obj, n_obj, i) : NAN;
+  for (int i = 0; i < n_obj; i++)
+    if (an->tpl[obj[i].face].kind != VIS__FACE_TYPE)
+      stack_carpet(an, t, obj, n_obj, i, index, vis__local_scale(scale, n_obj, i), res);
+  free(scale);
   free(index);
   return TP_OK;
 }

@@ -108,6 +108,22 @@ double vis_rect_contact_depth(const vis_rect *a, const vis_rect *b, double corne
                                        (const double(*)[2])cb, corner_mm);
 }
 
+double vis__rect_contact_depth_at(const vis_rect *a, const vis_rect *b, double corner_mm,
+                                  double scale) {
+  vis_rect sa = *a, sb = *b;
+  sa.w *= scale, sa.h *= scale, sb.w *= scale, sb.h *= scale;
+  return vis_rect_contact_depth(&sa, &sb, corner_mm * scale) / scale;
+}
+
+double vis__local_scale(const double *scale, int n, int i) {
+  if (isfinite(scale[i])) return scale[i];
+  double sum = 0;
+  int m = 0;
+  for (int k = 0; k < n; k++)
+    if (isfinite(scale[k])) sum += scale[k], m++;
+  return m ? sum / m : 1;
+}
+
 static bool contact_in_doubt(const vis_settings *s, double depth_mm) {
   return fabs(depth_mm - s->contact_depth_mm) < s->contact_doubt_mm;
 }

@@ -632,6 +632,7 @@ typedef struct {
   const vis__table *t;
   vis__template *tpl; /* carpets, backs and patches (lab shared, not owned) */
   int n_tpl;
+  double *scale; /* per object: the table's scale for its contacts (carpets) */
   ref_obj *obj; /* ref->n slots, then the carpets */
   int n_obj;
   unchanged_cards unchanged; /* where a card as at layout shows */
@@ -1581,11 +1582,49 @@ static double overlap_mm2(const frame *fr, int a, int b) {
   return vis_rect_overlap_area(&ra, &rb);
 }
 
-/* How deep object a reaches into object b (mm; negative: a gap). */
+/* How deep object a reaches into object b (mm; negative: a gap), at the
+ * table's scale where carpet a lies (frame_scales; 1 before). */
 static double contact_depth(const frame *fr, int a, int b) {
   vis_rect ra = rect_px_to_mm(fr->t, &fr->obj[a].o.r_px),
            rb = rect_px_to_mm(fr->t, &fr->obj[b].o.r_px);
-  return vis_rect_contact_depth(&ra, &rb, vis__analyzer_deck(fr->an)->corner_mm);
+  double scale = fr->scale ? fr->scale[a] : 1;
+  return vis__rect_contact_depth_at(&ra, &rb, vis__analyzer_deck(fr->an)->corner_mm, scale);
+}
+
+/* Carpet a's apparent scale when it lies within VIS__SCALE_REACH_MM of a
+ * card there and no carpet before it (on top) reaches VIS__SCALE_EDGE_MM
+ * into it, where the scale is measured; else NaN. */
+static double carpet_scale(const frame *fr, int a) {
+  bool near = false;
+  for (int b = 0; b < fr->n_obj; b++) {
+    if (b == a || !live(&fr->obj[b])) continue;
+    if (!fr->obj[b].card) {
+      vis_rect ra = rect_px_to_mm(fr->t, &fr->obj[a].o.r_px),
+               rb = rect_px_to_mm(fr->t, &fr->obj[b].o.r_px);
+      if (b < a && vis_rect_contact_depth(&rb, &ra, 0) >= VIS__SCALE_EDGE_MM) return NAN;
+      continue;
+    }
+    near = near || fabs(contact_depth(fr, a, b)) < VIS__SCALE_REACH_MM;
+  }
+  return near ? vis__apparent_scale(fr->t, fr->obj[a].tpl, &fr->obj[a].o) : NAN;
+}
+
+/* The table's scale for each carpet's contacts (vis__local_scale of the
+ * carpets' apparent scales); cards keep 1. Out of memory: none (1). */
+static void frame_scales(frame *fr) {
+  double *own = malloc(sizeof *own * ((size_t)fr->n_obj + 1));
+  fr->scale = malloc(sizeof *fr->scale * ((size_t)fr->n_obj + 1));
+  if (!own || !fr->scale) {
+    free(own);
+    free(fr->scale);
+    fr->scale = NULL;
+    return;
+  }
+  for (int i = 0; i < fr->n_obj; i++)
+    own[i] = !fr->obj[i].card && live(&fr->obj[i]) ? carpet_scale(fr, i) : NAN;
+  for (int i = 0; i < fr->n_obj; i++)
+    fr->scale[i] = fr->obj[i].card ? 1 : vis__local_scale(own, fr->n_obj, i);
+  free(own);
 }
 
 /* A carpet lies on the carpets placed before it that it overlaps
@@ -2188,10 +2227,12 @@ tp_status vis_analyze_with_reference(vis_analyzer *an, const vis_reference *ref,
     drop_twins_of_kept(&fr);
     st = place_cards(&fr, acc, n_acc, err);
   }
+  if (!st) frame_scales(&fr);
   if (!st) st = build_result(&fr, out, err);
   out->profile.stacking_ms = vis__now_ms() - t1;
   free(acc);
   free(fr.obj);
+  free(fr.scale);
   free(fr.tpl);
   unchanged_free(&fr.unchanged);
   free(fr.changed);

@@ -121,6 +121,26 @@ tp_status vis__hypotheses(const vis__table *t, const double (*sizes_px)[2],
 void vis__note_contact_doubt(const vis_settings *s, double depth_mm, int card, int type,
                              vis_carpet *cp);
 
+/* The table's scale where the outlines meet. The markers' 40 mm squares set
+ * the table mapping's scale, which at 960x540 is off by 0.37 % (sd, up to
+ * 0.8 %) and differs across the table; an outline of deck size then
+ * misses the picture's by that share, and a carpet's depth into a card by
+ * that share of their centres' distance (sd 0.4 mm at 960x540, tuning easy
+ * 3000..3149: docs/analyze.md, session 12). A card's or carpet's art
+ * shows the scale where it lies: vis__apparent_scale (below) measures it. */
+
+/* vis_rect_contact_depth of a and b drawn `scale` times their size (and
+ * corner radius) about their centres, in mm of the table as it is. */
+double vis__rect_contact_depth_at(const vis_rect *a, const vis_rect *b, double corner_mm,
+                                  double scale);
+/* Within this of any card (by the deck-sized outlines), a carpet's
+ * apparent scale is measured: the mapping's scale error moves a depth by
+ * under 0.8 % of 100 mm. */
+#define VIS__SCALE_REACH_MM 2.0
+/* The scale for carpet i's contacts: its own apparent scale (scale[i]),
+ * else the mean of the other measured ones (NaN: not measured), else 1. */
+double vis__local_scale(const double *scale, int n, int i);
+
 /* Fraction of the rectangle's pixels in the object mask. */
 double vis__object_fraction(const vis__table *t, const vis_rect *r_px);
 /* vis__object_fraction(t, r_px) > min, stopping once the answer is certain. */
@@ -201,6 +221,19 @@ typedef struct {
   bool lifted;
   float lift[VIS__LIFT_CELLS_X * VIS__LIFT_CELLS_Y];
 } vis__object;
+
+/* How large object o looks in the picture relative to its deck size (a
+ * scale of the table mapping, 1: as the mapping says): the face's misfit
+ * over its texels VIS__SCALE_EDGE_MM or more inside the outline (the
+ * rounded corners and a shadow along the outline would shrink it), with
+ * the texels spread by 1 + 0.3 % k, walking downhill from k = 0 (at most
+ * 1.8 % either way), and a parabola through the lowest and its neighbours
+ * (tuning easy 3000..3011 at 960x540: within 0.09 % sd of the mapping's
+ * true scale error for cards and carpets nothing hides). Only for an
+ * object nothing accepted reaches VIS__SCALE_EDGE_MM into. NaN when no
+ * minimum lies inside or too little of it is in the table. */
+#define VIS__SCALE_EDGE_MM 5
+double vis__apparent_scale(const vis__table *t, const vis__template *tp, const vis__object *o);
 
 typedef struct {
   double tau;        /* residual below which a sample is explained */
