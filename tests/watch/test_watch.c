@@ -689,6 +689,55 @@ static void test_left_where_unsure(void **state) {
   }
 }
 
+/* A round's last flight: blue on cards 0-2, green on 4-6, red on 8-10,
+ * with red on card 9 `unsure`; 3 cards stay, so the round is over. The
+ * lamps wait until the carpets are taken: the players leave card 9 (or
+ * clear the whole table at once, `cleared`). */
+static wch *last_flight_taken(sink *s, bool unsure, bool cleared) {
+  wch *w = three_player_game(s);
+  wch_obs o = layout_obs(12);
+  add_carpet(&o, "blue", 190, 90, 0);
+  add_carpet(&o, "green", 190, 220, 4);
+  add_carpet(&o, "red", 190, 350, 8);
+  for (int c = 0; c < 2; c++)
+    for (int k = 1; k < 3; k++)
+      o.carpets[c].on_cards[o.carpets[c].n_on_cards++] = 4 * c + k;
+  wch_carpet_obs *red = &o.carpets[2];
+  red->on_uncertain[red->n_on_cards] = unsure;
+  red->on_cards[red->n_on_cards++] = 9;
+  red->on_cards[red->n_on_cards++] = 10;
+  observe(w, &o);
+  assert_non_null(strstr(s->log, "flight blue=0,1,2 green=4,5,6 red=8,9,10\n"));
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_TAKING);
+  assert_false(wch_question_pending(w, NULL)); /* no lamps yet */
+  wch_obs rest = layout_except((const int[]){0, 1, 2, 4, 5, 6, 8, 10, -1});
+  if (cleared) memset(&rest, 0, sizeof rest);
+  observe(w, &rest);
+  return w;
+}
+
+/* What the players leave after a round's last flight decides an unsure
+ * contact as after any flight: red did not lie on card 9, so 4 cards
+ * stay and the round goes on. Sure of it, or a table cleared at once,
+ * the flight stands and the lamps are asked. */
+static void test_last_flight_taking(void **state) {
+  (void)state;
+  for (int run = 0; run < 3; run++) {
+    bool unsure = run != 1, cleared = run == 2;
+    sink s = {0};
+    wch *w = last_flight_taken(&s, unsure, cleared);
+    bool dropped = unsure && !cleared;
+    assert_int_equal(count_kind(&s, "card_left_by_players"), dropped);
+    assert_true(!dropped == (strstr(s.log, "red=8,10\n") == NULL));
+    assert_int_equal(wch_get_stage(w), dropped ? WCH_WAIT_THROWS : WCH_WAIT_ANSWER);
+    wch_question q;
+    assert_int_equal(wch_question_pending(w, &q), !dropped);
+    if (!dropped) assert_int_equal(q.kind, WCH_Q_LAMPS);
+    wch_destroy(w);
+    free(s.log);
+  }
+}
+
 /* Blue (thrown first) on card 0, red (thrown last) on card 1 and maybe on
  * card 0: the eyes cannot tell there, blue hides where red meets card 0.
  * unsure: whether red's overlap with card 0 is uncertain; red_low: blue
@@ -1330,6 +1379,7 @@ int main(void) {
       cmocka_unit_test(test_cards_by_id),
       cmocka_unit_test(test_taken_under_carpet),
       cmocka_unit_test(test_left_where_unsure),
+      cmocka_unit_test(test_last_flight_taking),
       cmocka_unit_test(test_assumed_answer),
       cmocka_unit_test(test_throw_order_under),
       cmocka_unit_test(test_said_counts),

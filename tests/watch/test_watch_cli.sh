@@ -254,4 +254,20 @@ for dx in 0 5; do
     grep -q '^flight blue=- green=- red=0$' "$T/a" || fail "a moved carpet kept the card"
   fi
 done
+# 10. the same at a round's last flight (round 2 flight 4): red (truth: on
+# card 23) also unsure on card 19, the one card nobody wins. The lamps wait
+# until the carpets are taken; the players leave card 19, so red did not
+# lie on it: the flight is resolved again without it (and 19 is the round's
+# leftover), and the game ends as the truth.
+grep -q '^flight green=17,18 red=23 blue=18$' "$T/g/truth.transcript" || fail "simulated game 7 changed: pick another flight"
+# (on_cards are indices into the frame's cards: 3 is card 23, 2 card 19;
+# green on 0,1 marks the frames of this flight)
+sed -E '/"colour":"green"[^}]*"on_cards":\[0,1\]/ s/("colour":"red"[^}]*"on_cards":\[3)\]/\1,2],"uncertain_on":[2]/' \
+  "$T/g/obs.jsonl" >"$T/last.jsonl"
+cmp -s "$T/g/obs.jsonl" "$T/last.jsonl" && fail "nothing spoilt"
+expect_exit 0 "$TEPPICH" watch --observations "$T/last.jsonl" --players $P --fast \
+  --answers "$T/g/answers.txt" --transcript "$T/last.t" --events "$T/last.ev"
+grep -q '"kind": *"card_left_by_players"' "$T/last.ev" || fail "no card_left_by_players at the round's end"
+grep '^flight\|^reveal\|^lamps' "$T/last.t" >"$T/a"
+cmp -s "$T/a" "$T/b" || fail "the card left after the round's last flight still counts for red"
 finish

@@ -1077,6 +1077,7 @@ static tp_status resolve_landings(wch *w, tp_error *err) {
 }
 
 void wch__remember_flight_carpets(wch *w, const wch_obs *obs) {
+  w->taking_seen = false; /* a flight just decided */
   w->n_flight_carpets = obs->n_carpets;
   memcpy(w->flight_carpets, obs->carpets,
          (size_t)obs->n_carpets * sizeof obs->carpets[0]);
@@ -1229,7 +1230,10 @@ tp_status wch__after_answer(wch *w, tp_error *err) {
     w->n_results = -1; /* emitted */
   }
   if (ph == FT_PHASE_LAMPS) {
-    w->stage = WCH_WAIT_ANSWER;
+    /* the round's last flight: the players take what it gave them first,
+     * and what they leave tells what the eyes were not sure of */
+    bool can_amend = w->have_flight && w->before_flight;
+    w->stage = can_amend && !w->taking_seen ? WCH_WAIT_TAKING : WCH_WAIT_ANSWER;
     return TP_OK;
   }
   if (ph == FT_PHASE_OVER) {
@@ -1365,9 +1369,20 @@ static tp_status drop_left_unsure(wch *w, bool *amended, tp_error *err) {
   return keep_amendment(w, st, &why, err);
 }
 
+/* After a round's last flight: the lamps are asked (the round is over
+ * unless what the players took changed the flight). */
+static bool round_over(wch *w) {
+  if (ft_game_phase(w->game) != FT_PHASE_LAMPS) return false;
+  w->stage = WCH_WAIT_ANSWER;
+  return true;
+}
+
 static tp_status observe_taking(wch *w, const wch_obs *obs, const matching *m,
                                 tp_error *err) {
   if (obs->n_carpets > 0 && !carpets_moved(w, obs)) return TP_OK;
+  w->taking_seen = true;
+  /* a table cleared at once (the round's last flight) tells nothing */
+  if (obs->n_cards == 0 && round_over(w)) return TP_OK;
   bool amended;
   tp_status st = amend_from_taking(w, obs, m, &amended, err);
   if (st != TP_OK || (amended && w->stage != WCH_WAIT_TAKING)) return st;
@@ -1375,6 +1390,10 @@ static tp_status observe_taking(wch *w, const wch_obs *obs, const matching *m,
   if (!amended) st = drop_left_unsure(w, &dropped, err);
   if (st != TP_OK || (dropped && w->stage != WCH_WAIT_TAKING)) return st;
   amended |= dropped;
+  if (round_over(w)) { /* the leftovers are not checked: cleared next */
+    warn_claimed_left(w);
+    return TP_OK;
+  }
   matching again;
   if (amended) { /* the cards it claimed now are out of the game */
     match_cards(w, obs, &again);

@@ -156,8 +156,10 @@ static void set_stage(wch *w, ft_event_kind last) {
                                                               : WCH_WAIT_THROWS;
     break;
   case FT_PHASE_CONTEST:
-  case FT_PHASE_LAMPS:
     w->stage = WCH_WAIT_ANSWER;
+    break;
+  case FT_PHASE_LAMPS: /* after the round's last flight: its taking first */
+    w->stage = w->have_flight ? WCH_WAIT_TAKING : WCH_WAIT_ANSWER;
     break;
   case FT_PHASE_OVER:
     w->stage = WCH_GAME_OVER;

@@ -121,6 +121,9 @@ struct wch {
   wch_obs throw_obs;
   bool have_throw_obs;
   int n_flight_carpets;
+  /* the last flight's carpets were seen taken away (the players took
+   * what it gave them): at a round's last flight the lamps wait for it */
+  bool taking_seen;
   wch_carpet_obs flight_carpets[WCH_MAX_OBS_CARPETS];
   bool unknown_warned;
   int flights_total; /* counts resolved flights over the game */
