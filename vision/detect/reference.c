@@ -719,13 +719,14 @@ static void unchanged_fit_item(void *ctx, int worker, int s) {
 static tp_status unchanged_prepare(const frame *fr, const vis__table *t,
                                    unchanged_cards *u, tp_error *err) {
   int W = t->lab.width, H = t->lab.height, n = fr->ref->n;
-  int workers = t->threads < 1 ? 1 : t->threads > VIS__MAX_THREADS ? VIS__MAX_THREADS : t->threads;
-  bool ok = true;
-  for (u->n_memo = 0; u->n_memo < workers; u->n_memo++)
-    ok = ok && (u->memo[u->n_memo] = calloc((size_t)W * (size_t)H, 1));
+  /* the calling thread's memo here (place_carpets asks it later); the
+   * other workers make and zero their own when they first need one
+   * (unchanged_share_item): 2.4 MB each at 960x540, off this thread */
+  u->n_memo = t->threads < 1 ? 1 : t->threads > VIS__MAX_THREADS ? VIS__MAX_THREADS : t->threads;
+  u->memo[0] = calloc((size_t)W * (size_t)H, 1);
   u->fit = calloc((size_t)n + 1, sizeof *u->fit);
   u->box = calloc((size_t)n + 1, sizeof *u->box);
-  if (!ok || !u->fit || !u->box) {
+  if (!u->memo[0] || !u->fit || !u->box) {
     unchanged_free(u);
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the change mask");
   }
@@ -776,7 +777,9 @@ static double unchanged_share(const frame *fr, const vis__table *t, uint8_t *mem
  * green carpet 24 % "object" on the tests' table). */
 static void unchanged_share_item(void *ctx, int worker, int item) {
   const unchanged_job *j = ctx;
-  j->share[item] = unchanged_share(j->fr, j->t, j->u->memo[worker], &j->hyps[item]);
+  uint8_t **memo = &j->u->memo[worker]; /* only this worker's thread touches it */
+  if (!*memo) *memo = calloc((size_t)j->t->lab.width * (size_t)j->t->lab.height, 1);
+  j->share[item] = *memo ? unchanged_share(j->fr, j->t, *memo, &j->hyps[item]) : -1;
 }
 
 static tp_status drop_unchanged(frame *fr, const vis__table *t,
@@ -788,6 +791,11 @@ static tp_status drop_unchanged(frame *fr, const vis__table *t,
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the change mask");
   unchanged_job job = {fr, t, &fr->unchanged, hyps, share};
   vis__parallel_for(t->threads, *n_hyps, unchanged_share_item, &job);
+  for (int i = 0; i < *n_hyps; i++)
+    if (share[i] < 0) { /* a worker had no memory for its memo */
+      free(share);
+      return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the change mask");
+    }
   int kept = 0;
   for (int i = 0; i < *n_hyps; i++)
     if (share[i] < 0.9) hyps[kept++] = hyps[i];
