@@ -902,7 +902,8 @@ static void note_last_seen(wch *w, const wch_obs *obs, const matching *m) {
     for (int j = 0; j < ls->n_cards; j++) {
       int id = ls->cards[j];
       bool doubted = id >= 0 && id < 64 && (unsure >> id & 1);
-      if (!doubted && !wch__has_id(ls->sure, ls->n_sure, id))
+      if (!doubted && ls->n_sure < FT_MAX_CARDS &&
+          !wch__has_id(ls->sure, ls->n_sure, id))
         ls->sure[ls->n_sure++] = id;
     }
   }
