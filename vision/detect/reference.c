@@ -1618,21 +1618,23 @@ static double carpet_scale(const frame *fr, int a) {
 }
 
 /* The table's scale for each carpet's contacts (vis__local_scale of the
- * carpets' apparent scales); cards keep 1. Out of memory: none (1). */
+ * carpets' apparent scales); cards keep 1. fr->scale is set only when all
+ * are known: carpet_scale's "near a card" asks contact_depth, which must
+ * see scale 1 then, not a half-filled array. Out of memory: none (1). */
 static void frame_scales(frame *fr) {
   double *own = malloc(sizeof *own * ((size_t)fr->n_obj + 1));
-  fr->scale = malloc(sizeof *fr->scale * ((size_t)fr->n_obj + 1));
-  if (!own || !fr->scale) {
+  double *scale = malloc(sizeof *scale * ((size_t)fr->n_obj + 1));
+  if (!own || !scale) {
     free(own);
-    free(fr->scale);
-    fr->scale = NULL;
+    free(scale);
     return;
   }
   for (int i = 0; i < fr->n_obj; i++)
     own[i] = !fr->obj[i].card && live(&fr->obj[i]) ? carpet_scale(fr, i) : NAN;
   for (int i = 0; i < fr->n_obj; i++)
-    fr->scale[i] = fr->obj[i].card ? 1 : vis__local_scale(own, fr->n_obj, i);
+    scale[i] = fr->obj[i].card ? 1 : vis__local_scale(own, fr->n_obj, i);
   free(own);
+  fr->scale = scale;
 }
 
 /* A carpet lies on the carpets placed before it that it overlaps
