@@ -214,6 +214,34 @@ static void test_local_scale(void **state) {
   assert_true(vis__local_scale(none, 2, 0) == 1);
 }
 
+/* A carpet's scale is measured within VIS__SCALE_REACH_MM of a card, and
+ * not when something that may cover it and is listed before it reaches
+ * VIS__SCALE_EDGE_MM into it; an object in neither role is not looked at. */
+static void test_scale_measurable(void **state) {
+  (void)state;
+  const vis_rect card = {{0, 0}, 59, 91, 0}; /* x within 45.5 mm, y within 29.5 mm */
+  const double beside = 45.5 + 91 + 1;      /* a carpet 1 mm beside it along x */
+  vis__outline o[3] = {{card, true, true},
+                       {{{beside, 0}, 59, 182, 0}, false, true},
+                       {{{beside, 59 - 6}, 59, 182, 0}, false, true}}; /* 6 mm into o[1] */
+  o[2].rect.center.y += 100; /* first far away */
+  assert_true(vis__scale_measurable(o, 3, 1, 3));
+  o[1].rect.center.x += 1.5; /* 2.5 mm off the card */
+  assert_false(vis__scale_measurable(o, 3, 1, 3));
+  o[1].rect.center.x -= 1.5;
+  o[0].card = false; /* not a card: nothing near */
+  assert_false(vis__scale_measurable(o, 3, 1, 3));
+  o[0].card = true;
+  o[2].rect.center.y -= 100; /* listed after it: under it */
+  assert_true(vis__scale_measurable(o, 3, 1, 3));
+  vis__outline before[3] = {o[2], o[1], o[0]};
+  assert_false(vis__scale_measurable(before, 3, 1, 3));
+  before[0].may_cover = false;
+  assert_true(vis__scale_measurable(before, 3, 1, 3));
+  before[0].may_cover = true, before[0].rect.center.y += 2; /* 4 mm into it */
+  assert_true(vis__scale_measurable(before, 3, 1, 3));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_corners_axis_aligned),
@@ -229,6 +257,7 @@ int main(void) {
       cmocka_unit_test(test_corners_any_angle),
       cmocka_unit_test(test_contact_depth_at_scale),
       cmocka_unit_test(test_local_scale),
+      cmocka_unit_test(test_scale_measurable),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

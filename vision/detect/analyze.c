@@ -428,22 +428,31 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
   }
 }
 
-/* Carpet object i's apparent scale (vis__apparent_scale) when it lies
- * within VIS__SCALE_REACH_MM of a card and nothing accepted before it (on
- * top, or a card all but a sliver of which showed) reaches
- * VIS__SCALE_EDGE_MM into it, where the scale is measured; NaN otherwise. */
-static double carpet_scale(const vis_analyzer *an, const vis__table *t, const vis__object *obj,
-                           int n_obj, int i) {
-  vis_rect ri = rect_to_mm(t, &obj[i].r_px);
-  bool near = false;
-  for (int j = 0; j < n_obj; j++) {
-    vis_rect rj = rect_to_mm(t, &obj[j].r_px);
-    if (j < i && vis_rect_contact_depth(&rj, &ri, 0) >= VIS__SCALE_EDGE_MM) return NAN;
-    near = near || (an->tpl[obj[j].face].kind == VIS__FACE_TYPE &&
-                    fabs(vis_rect_contact_depth(&ri, &rj, an->deck->corner_mm)) <
-                        VIS__SCALE_REACH_MM);
+/* The table's scale for each carpet's contacts (vis__local_scale of the
+ * apparent scales of the carpets vis__scale_measurable picks: any object
+ * accepted before a carpet, on top or a card all but a sliver of which
+ * showed, may cover it); NaN for cards. false: out of memory. */
+static bool carpet_scales(const vis_analyzer *an, const vis__table *t, const vis__object *obj,
+                          int n_obj, double *scale) {
+  vis__outline *o = malloc(sizeof *o * ((size_t)n_obj + 1));
+  double *own = malloc(sizeof *own * ((size_t)n_obj + 1));
+  if (!o || !own) {
+    free(o);
+    free(own);
+    return false;
   }
-  return near ? vis__apparent_scale(t, &an->tpl[obj[i].face], &obj[i]) : NAN;
+  for (int i = 0; i < n_obj; i++)
+    o[i] = (vis__outline){rect_to_mm(t, &obj[i].r_px), an->tpl[obj[i].face].kind == VIS__FACE_TYPE,
+                          true};
+  for (int i = 0; i < n_obj; i++)
+    own[i] = !o[i].card && vis__scale_measurable(o, n_obj, i, an->deck->corner_mm)
+                 ? vis__apparent_scale(t, &an->tpl[obj[i].face], &obj[i])
+                 : NAN;
+  for (int i = 0; i < n_obj; i++)
+    scale[i] = o[i].card ? NAN : vis__local_scale(own, n_obj, i);
+  free(o);
+  free(own);
+  return true;
 }
 
 /* A type told from under a fifth of the card is a guess the player must
@@ -516,15 +525,14 @@ static tp_status build_result(const vis_analyzer *an, const vis__table *t,
     }
   }
   double *scale = malloc(sizeof *scale * ((size_t)n_obj + 1));
-  if (!scale) {
+  if (!scale || !carpet_scales(an, t, obj, n_obj, scale)) {
+    free(scale);
     free(index);
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the result");
   }
   for (int i = 0; i < n_obj; i++)
-    scale[i] = an->tpl[obj[i].face].kind != VIS__FACE_TYPE ? carpet_scale(an, t, obj, n_obj, i) : NAN;
-  for (int i = 0; i < n_obj; i++)
     if (an->tpl[obj[i].face].kind != VIS__FACE_TYPE)
-      stack_carpet(an, t, obj, n_obj, i, index, vis__local_scale(scale, n_obj, i), res);
+      stack_carpet(an, t, obj, n_obj, i, index, scale[i], res);
   free(scale);
   free(index);
   return TP_OK;

@@ -115,6 +115,19 @@ double vis__rect_contact_depth_at(const vis_rect *a, const vis_rect *b, double c
   return vis_rect_contact_depth(&sa, &sb, corner_mm * scale) / scale;
 }
 
+bool vis__scale_measurable(const vis__outline *o, int n, int i, double corner_mm) {
+  bool near = false;
+  for (int j = 0; j < n; j++) {
+    if (j == i) continue;
+    if (j < i && o[j].may_cover &&
+        vis_rect_contact_depth(&o[j].rect, &o[i].rect, 0) >= VIS__SCALE_EDGE_MM)
+      return false;
+    near = near || (o[j].card && fabs(vis_rect_contact_depth(&o[i].rect, &o[j].rect,
+                                                            corner_mm)) < VIS__SCALE_REACH_MM);
+  }
+  return near;
+}
+
 double vis__local_scale(const double *scale, int n, int i) {
   if (isfinite(scale[i])) return scale[i];
   double sum = 0;

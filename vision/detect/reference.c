@@ -1599,40 +1599,34 @@ static double contact_depth(const frame *fr, int a, int b) {
   return vis__rect_contact_depth_at(&ra, &rb, vis__analyzer_deck(fr->an)->corner_mm, scale);
 }
 
-/* Carpet a's apparent scale when it lies within VIS__SCALE_REACH_MM of a
- * card there and no carpet before it (on top) reaches VIS__SCALE_EDGE_MM
- * into it, where the scale is measured; else NaN. */
-static double carpet_scale(const frame *fr, int a) {
-  bool near = false;
-  for (int b = 0; b < fr->n_obj; b++) {
-    if (b == a || !live(&fr->obj[b])) continue;
-    if (!fr->obj[b].card) {
-      vis_rect ra = rect_px_to_mm(fr->t, &fr->obj[a].o.r_px),
-               rb = rect_px_to_mm(fr->t, &fr->obj[b].o.r_px);
-      if (b < a && vis_rect_contact_depth(&rb, &ra, 0) >= VIS__SCALE_EDGE_MM) return NAN;
-      continue;
-    }
-    near = near || fabs(contact_depth(fr, a, b)) < VIS__SCALE_REACH_MM;
-  }
-  return near ? vis__apparent_scale(fr->t, fr->obj[a].tpl, &fr->obj[a].o) : NAN;
-}
-
 /* The table's scale for each carpet's contacts (vis__local_scale of the
- * carpets' apparent scales); cards keep 1. fr->scale is set only when all
- * are known: carpet_scale's "near a card" asks contact_depth, which must
- * see scale 1 then, not a half-filled array. Out of memory: none (1). */
+ * apparent scales of the live carpets vis__scale_measurable picks: a
+ * carpet placed before another may cover it, a card of the layout lies
+ * under); cards keep 1. fr->scale is set only when all are known, so
+ * contact_depth sees scale 1 until then. Out of memory: none (1). */
 static void frame_scales(frame *fr) {
+  vis__outline *o = malloc(sizeof *o * ((size_t)fr->n_obj + 1));
   double *own = malloc(sizeof *own * ((size_t)fr->n_obj + 1));
   double *scale = malloc(sizeof *scale * ((size_t)fr->n_obj + 1));
-  if (!own || !scale) {
+  if (!o || !own || !scale) {
+    free(o);
     free(own);
     free(scale);
     return;
   }
+  for (int i = 0; i < fr->n_obj; i++) {
+    bool alive = live(&fr->obj[i]);
+    o[i] = (vis__outline){rect_px_to_mm(fr->t, &fr->obj[i].o.r_px), alive && fr->obj[i].card,
+                          alive && !fr->obj[i].card};
+  }
+  double corner_mm = vis__analyzer_deck(fr->an)->corner_mm;
   for (int i = 0; i < fr->n_obj; i++)
-    own[i] = !fr->obj[i].card && live(&fr->obj[i]) ? carpet_scale(fr, i) : NAN;
+    own[i] = o[i].may_cover && vis__scale_measurable(o, fr->n_obj, i, corner_mm)
+                 ? vis__apparent_scale(fr->t, fr->obj[i].tpl, &fr->obj[i].o)
+                 : NAN;
   for (int i = 0; i < fr->n_obj; i++)
     scale[i] = fr->obj[i].card ? 1 : vis__local_scale(own, fr->n_obj, i);
+  free(o);
   free(own);
   fr->scale = scale;
 }

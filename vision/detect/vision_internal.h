@@ -137,6 +137,19 @@ double vis__rect_contact_depth_at(const vis_rect *a, const vis_rect *b, double c
  * apparent scale is measured: the mapping's scale error moves a depth by
  * under 0.8 % of 100 mm. */
 #define VIS__SCALE_REACH_MM 2.0
+/* One accepted object's outline, for vis__scale_measurable. */
+typedef struct {
+  vis_rect rect;  /* table mm, deck-sized */
+  bool card;      /* a card: a carpet near one has its scale measured */
+  bool may_cover; /* listed before a carpet, it may lie on top of it */
+} vis__outline;
+/* Whether carpet i's apparent scale (vis__apparent_scale) is measured: it
+ * lies within VIS__SCALE_REACH_MM of a card and nothing that may cover it
+ * and is listed before it reaches VIS__SCALE_EDGE_MM into it (where the
+ * scale is read). An object in neither role (card false, may_cover false)
+ * is not looked at. The one rule analyze and the layout reference follow;
+ * corner_mm: the deck's corner radius. */
+bool vis__scale_measurable(const vis__outline *o, int n, int i, double corner_mm);
 /* The scale for carpet i's contacts: its own apparent scale (scale[i]),
  * else the mean of the other measured ones (NaN: not measured), else 1. */
 double vis__local_scale(const double *scale, int n, int i);
