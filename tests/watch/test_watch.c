@@ -691,9 +691,8 @@ static void test_left_where_unsure(void **state) {
 
 /* A round's last flight: blue on cards 0-2, green on 4-6, red on 8-10,
  * with red on card 9 `unsure`; 3 cards stay, so the round is over. The
- * lamps wait until the carpets are taken: the players leave card 9 (or
- * clear the whole table at once, `cleared`). */
-static wch *last_flight_taken(sink *s, bool unsure, bool cleared) {
+ * lamps wait until the carpets are taken. */
+static wch *last_flight_thrown(sink *s, bool unsure) {
   wch *w = three_player_game(s);
   wch_obs o = layout_obs(12);
   add_carpet(&o, "blue", 190, 90, 0);
@@ -710,6 +709,13 @@ static wch *last_flight_taken(sink *s, bool unsure, bool cleared) {
   assert_non_null(strstr(s->log, "flight blue=0,1,2 green=4,5,6 red=8,9,10\n"));
   assert_int_equal(wch_get_stage(w), WCH_WAIT_TAKING);
   assert_false(wch_question_pending(w, NULL)); /* no lamps yet */
+  return w;
+}
+
+/* The players take the carpets of last_flight_thrown and leave card 9 (or
+ * clear the whole table at once, `cleared`). */
+static wch *last_flight_taken(sink *s, bool unsure, bool cleared) {
+  wch *w = last_flight_thrown(s, unsure);
   wch_obs rest = layout_except((const int[]){0, 1, 2, 4, 5, 6, 8, 10, -1});
   if (cleared) memset(&rest, 0, sizeof rest);
   observe(w, &rest);
@@ -736,6 +742,40 @@ static void test_last_flight_taking(void **state) {
     wch_destroy(w);
     free(s.log);
   }
+}
+
+/* A recording that ends right after a round's last flight, its carpets
+ * still down: no frame will show the taking, so the flight stands (red
+ * keeps the unsure card 9) and the lamps are asked; answered, the next
+ * round begins. After a flight that is not the round's last, the watch
+ * still waits for the taking (a resumed recording shows it). */
+static void test_source_ended(void **state) {
+  (void)state;
+  sink s = {0};
+  wch *w = last_flight_thrown(&s, true);
+  wch_source_ended(w);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_ANSWER);
+  wch_question q;
+  assert_true(wch_question_pending(w, &q));
+  assert_int_equal(q.kind, WCH_Q_LAMPS);
+  assert_int_equal(count_kind(&s, "card_left_by_players"), 0);
+  assert_non_null(strstr(s.log, "flight blue=0,1,2 green=4,5,6 red=8,9,10\n"));
+  tp_error err;
+  assert_int_equal(wch_answer(w, "lamps anna=0 ben=0 cleo=0", &err), TP_OK);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_LAYOUT);
+  wch_destroy(w);
+  free(s.log);
+
+  sink s2 = {0};
+  w = three_player_game(&s2);
+  wch_obs o = first_flight(90, 350, 8);
+  observe(w, &o);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_TAKING);
+  wch_source_ended(w);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_TAKING);
+  assert_false(wch_question_pending(w, NULL));
+  wch_destroy(w);
+  free(s2.log);
 }
 
 /* Blue (thrown first) on card 0, red (thrown last) on card 1 and maybe on
@@ -1380,6 +1420,7 @@ int main(void) {
       cmocka_unit_test(test_taken_under_carpet),
       cmocka_unit_test(test_left_where_unsure),
       cmocka_unit_test(test_last_flight_taking),
+      cmocka_unit_test(test_source_ended),
       cmocka_unit_test(test_assumed_answer),
       cmocka_unit_test(test_throw_order_under),
       cmocka_unit_test(test_said_counts),

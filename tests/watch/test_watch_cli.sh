@@ -270,4 +270,17 @@ expect_exit 0 "$TEPPICH" watch --observations "$T/last.jsonl" --players $P --fas
 grep -q '"kind": *"card_left_by_players"' "$T/last.ev" || fail "no card_left_by_players at the round's end"
 grep '^flight\|^reveal\|^lamps' "$T/last.t" >"$T/a"
 cmp -s "$T/a" "$T/b" || fail "the card left after the round's last flight still counts for red"
+# 11. a recording that ends right after the game's last flight, its carpets
+# still down (no frame shows the taking): the flight stands as decided, the
+# lamps are asked, and the replay ends with the final table (until session
+# 13 it stopped before the lamps: "The recording ended before the game did")
+last=$(grep -n '"colour"' "$T/g/obs.jsonl" | tail -1 | cut -d: -f1)
+head -n "$last" "$T/g/obs.jsonl" >"$T/ended.jsonl"
+expect_exit 0 "$TEPPICH" watch --observations "$T/ended.jsonl" --players $P --fast \
+  --answers "$T/g/answers.txt" --transcript "$T/ended.t"
+expect_out "End of round 3"
+expect_out "Winner"
+grep -q "ended before the game did" "$T/out" && fail "a replay ending after the last flight stopped before the lamps"
+"$TEPPICH" score "$T/ended.t" | tail -n +2 >"$T/ended.score" || fail "score of the ended replay"
+cmp -s "$T/ended.score" "$T/truth.score" || fail "the replay ending after the last flight: final table differs"
 finish

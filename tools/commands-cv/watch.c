@@ -562,6 +562,15 @@ static int decide(app *a, const wch_obs *obs) {
   return ask_now(a);
 }
 
+/* The source ended: what the watch waited for that only a later frame
+ * could show is settled now (the lamps after a round's last flight, with
+ * its carpets still down when the recording stopped), so a replay ends
+ * with the round, and after the last round with the final table. */
+static int settle_at_end(app *a) {
+  wch_source_ended(a->w);
+  return wch_question_pending(a->w, NULL) ? ask_now(a) : 0;
+}
+
 /* A later still frame of the decided scene: a second look at the flight
  * just announced. */
 static int confirm(app *a, const wch_obs *obs) {
@@ -1658,6 +1667,7 @@ static int play(options *o, const ft_rules *rules, const ft_players *players,
     cap_close(src); /* NULL-safe, as an_session_destroy */
     an_session_destroy(session);
   }
+  if (rc == 0) rc = settle_at_end(&a);
   if (rc == 0 && wch_get_stage(a.w) != WCH_GAME_OVER) {
     on_say(&a, WCH_SAY_INFO, "The recording ended before the game did; "
            "continue with --resume.");

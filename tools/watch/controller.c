@@ -1419,6 +1419,10 @@ static tp_status observe_taking(wch *w, const wch_obs *obs, const matching *m,
   return st;
 }
 
+void wch_source_ended(wch *w) {
+  if (w->stage == WCH_WAIT_TAKING) round_over(w); /* no taking to wait for */
+}
+
 tp_status wch_observe(wch *w, const wch_obs *obs, tp_error *err) {
   w->confirming = false; /* a new still scene */
   w->frame = obs->frame;

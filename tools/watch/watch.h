@@ -181,6 +181,13 @@ tp_status wch_start(wch *w, tp_error *err);
  * writing the transcript fails. */
 tp_status wch_observe(wch *w, const wch_obs *obs, tp_error *err);
 
+/* The source ended (a recording ran out; no frame will come): settles
+ * what only a later frame could show. After a round's last flight the
+ * lamps wait for the players' taking (wch_observe); with no frame left
+ * the flight stands as it was decided and the lamps are asked now (a
+ * question is pending). Any other stage is left as it is. */
+void wch_source_ended(wch *w);
+
 /* Announce at once, confirm after. A flight is resolved and announced on
  * the first still frame of the scene where its last carpet lies; the
  * observer then shows the controller the next still frames of the SAME
