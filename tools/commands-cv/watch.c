@@ -812,7 +812,10 @@ static void note_stacking(const vis_overlap *ov, const int *obs_of,
         ov->other >= VIS_MAX_CARDS_IN_OBS)
       return;
     for (int j = 0; j < ca->n_on_cards; j++)
-      if (ca->on_cards[j] == obs_of[ov->other]) ca->on_uncertain[j] = true;
+      if (ca->on_cards[j] == obs_of[ov->other]) {
+        ca->on_uncertain[j] = true;
+        ca->on_barely[j] = false; /* hidden, whatever the depth */
+      }
     return;
   }
   int b = ov->other;
@@ -871,7 +874,8 @@ static void to_obs(const vis_result *r, const layout_ref *lr, int64_t frame,
           obs_of[i_card] < 0)
         continue;
       /* it barely reaches into the card: as unsure as a hidden overlap */
-      o->on_uncertain[o->n_on_cards] = c->contact_doubt && c->contact_doubt_card == i_card;
+      bool barely = c->contact_doubt && c->contact_doubt_card == i_card;
+      o->on_uncertain[o->n_on_cards] = o->on_barely[o->n_on_cards] = barely;
       o->on_cards[o->n_on_cards++] = obs_of[i_card];
     }
   }

@@ -76,24 +76,42 @@ static tp_status parse_carpets(const cJSON *arr, const char *name,
   return TP_OK;
 }
 
+/* Flags the cards of on_cards that `field` names (a list of card indices,
+ * each one of on_cards). */
+static tp_status mark_on_cards(const cJSON *c, const char *field,
+                               const wch_carpet_obs *o, bool *flags,
+                               const char *name, tp_error *err) {
+  const cJSON *v;
+  cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(c, field)) {
+    int j = 0;
+    while (cJSON_IsNumber(v) && j < o->n_on_cards &&
+           o->on_cards[j] != v->valuedouble)
+      j++;
+    if (!cJSON_IsNumber(v) || j == o->n_on_cards) {
+      char why[64];
+      snprintf(why, sizeof why, "%s: not a card of on_cards", field);
+      return bad(name, why, err);
+    }
+    flags[j] = true;
+  }
+  return TP_OK;
+}
+
 /* Written by watch: carpets[].uncertain_on (cards of on_cards the eyes are
- * not sure the carpet lies above) and carpets[].under (carpets lying on
- * top of it). Read after all carpets, as they name each other. */
+ * not sure the carpet lies above), carpets[].barely_on (those of them it
+ * only barely reaches into: uncertain too) and carpets[].under (carpets
+ * lying on top of it). Read after all carpets, as they name each other. */
 static tp_status parse_stacking(const cJSON *arr, const char *name,
                                 wch_obs *out, tp_error *err) {
   const cJSON *c, *v;
   int i = 0;
   cJSON_ArrayForEach(c, arr) {
     wch_carpet_obs *o = &out->carpets[i++];
-    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(c, "uncertain_on")) {
-      int j = 0;
-      while (cJSON_IsNumber(v) && j < o->n_on_cards &&
-             o->on_cards[j] != v->valuedouble)
-        j++;
-      if (!cJSON_IsNumber(v) || j == o->n_on_cards)
-        return bad(name, "uncertain_on: not a card of on_cards", err);
-      o->on_uncertain[j] = true;
-    }
+    tp_status st = mark_on_cards(c, "uncertain_on", o, o->on_uncertain, name, err);
+    if (st == TP_OK) st = mark_on_cards(c, "barely_on", o, o->on_barely, name, err);
+    if (st != TP_OK) return st;
+    for (int j = 0; j < o->n_on_cards; j++)
+      o->on_uncertain[j] |= o->on_barely[j];
     cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(c, "under")) {
       if (!cJSON_IsNumber(v) || v->valuedouble < 0 ||
           v->valuedouble >= out->n_carpets ||
@@ -162,6 +180,12 @@ char *wch_obs_to_json(const wch_obs *obs) {
     if (n_unsure)
       cJSON_AddItemToObject(j, "uncertain_on",
                             cJSON_CreateIntArray(unsure, n_unsure));
+    int barely[WCH_MAX_OBS_CARDS], n_barely = 0;
+    for (int k = 0; k < c->n_on_cards; k++)
+      if (c->on_barely[k]) barely[n_barely++] = c->on_cards[k];
+    if (n_barely)
+      cJSON_AddItemToObject(j, "barely_on",
+                            cJSON_CreateIntArray(barely, n_barely));
     if (c->n_under)
       cJSON_AddItemToObject(j, "under",
                             cJSON_CreateIntArray(c->under, c->n_under));

@@ -64,6 +64,9 @@ typedef struct {
    * above that card (another carpet hides where they meet) or reaches
    * into it at all (it barely does, within the pose error) */
   bool on_uncertain[WCH_MAX_OBS_CARDS];
+  /* per on_cards entry: uncertain only because it barely reaches into the
+   * card (within the pose error); no other carpet hides where they meet */
+  bool on_barely[WCH_MAX_OBS_CARDS];
   /* carpets of this observation (indices) seen lying on top of this one */
   int n_under;
   int under[WCH_MAX_OBS_CARPETS];
