@@ -283,4 +283,25 @@ expect_out "Winner"
 grep -q "ended before the game did" "$T/out" && fail "a replay ending after the last flight stopped before the lamps"
 "$TEPPICH" score "$T/ended.t" | tail -n +2 >"$T/ended.score" || fail "score of the ended replay"
 cmp -s "$T/ended.score" "$T/truth.score" || fail "the replay ending after the last flight: final table differs"
+# 12. the throw order takes a carpet off a card only where another carpet
+# hides the place, not where the carpet barely reaches into the card (DEV
+# game 3:671 round 1 flight 3): every frame of flight 1 has red (thrown
+# last; truth: on card 3) under blue (thrown first) and unsure on card 3.
+# Barely reaching in (barely_on), red keeps card 3 at once; hidden
+# (uncertain_on only), the throw order takes it off, and only the players'
+# taking gives it back (card_taken_under_carpet).
+for kind in barely_on uncertain_on; do
+  # (watch writes a card it barely reaches into as uncertain_on too)
+  extra='"uncertain_on":[3],"barely_on":[3]'
+  [ $kind = uncertain_on ] && extra='"uncertain_on":[3]'
+  sed -E "${first},${last}s/(\"colour\":\"red\"[^}]*\"on_cards\":\[3\])\}/\1,$extra,\"under\":[0]}/" \
+    "$T/g/obs.jsonl" >"$T/$kind.jsonl"
+  cmp -s "$T/g/obs.jsonl" "$T/$kind.jsonl" && fail "nothing spoilt"
+  expect_exit 0 "$TEPPICH" watch --observations "$T/$kind.jsonl" --players $P --fast \
+    --answers "$T/g/answers.txt" --transcript "$T/$kind.t" --events "$T/$kind.ev"
+  grep '^flight\|^reveal\|^lamps' "$T/$kind.t" >"$T/a"
+  cmp -s "$T/a" "$T/b" || fail "$kind: the game differs from the truth"
+done
+grep -q '"kind": *"card_taken_under_carpet"' "$T/barely_on.ev" && fail "a card red barely reaches into was taken off by the throw order"
+grep -q '"kind": *"card_taken_under_carpet"' "$T/uncertain_on.ev" || fail "a hidden place: the throw order did not decide"
 finish
