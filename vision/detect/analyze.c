@@ -799,7 +799,7 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
   bool same = fabs(sizes[0][0] - sizes[1][0]) < 0.5 && fabs(sizes[0][1] - sizes[1][1]) < 0.5;
   if (!st) /* dark print inside a card can look like the table */
     st = cvw_mask_fill_holes(&t.object, 0.5 * sizes[0][0] * sizes[0][1], err);
-  if (!st) st = vis__hypotheses(&t, sizes, same ? 1 : 2, &hyps, &n_hyps, err);
+  if (!st) st = vis__hypotheses(&t, sizes, same ? 1 : 2, NULL, &hyps, &n_hyps, err);
   if (!st && an->s.debug_dir) debug_dump(an, &t, hyps, n_hyps);
   res->profile.detect_ms = vis__now_ms() - t1;
   t1 = vis__now_ms();

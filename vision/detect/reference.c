@@ -686,7 +686,8 @@ typedef struct {
   const vis__table *t;
   unchanged_cards *u;
   const vis_rect *hyps;
-  double *share; /* per hypothesis */
+  const int *which; /* the hypothesis of each item */
+  double *share;    /* per hypothesis */
 } unchanged_job;
 
 /* Slot s's patch fitted at its reference pose, and its box (each item
@@ -715,8 +716,9 @@ static void unchanged_fit_item(void *ctx, int worker, int s) {
   box[2] = (int)fmin(W - 1, x1), box[3] = (int)fmin(H - 1, y1);
 }
 
-/* Every present card's patch fitted at its reference pose, and its box. */
-static tp_status unchanged_prepare(const frame *fr, const vis__table *t,
+/* Every present card's patch fitted at its reference pose, and its box,
+ * on `threads` workers. */
+static tp_status unchanged_prepare(const frame *fr, const vis__table *t, int threads,
                                    unchanged_cards *u, tp_error *err) {
   int W = t->lab.width, H = t->lab.height, n = fr->ref->n;
   /* the calling thread's memo here (place_carpets asks it later); the
@@ -731,7 +733,7 @@ static tp_status unchanged_prepare(const frame *fr, const vis__table *t,
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the change mask");
   }
   unchanged_job job = {.fr = fr, .t = t, .u = u};
-  vis__parallel_for(t->threads, n, unchanged_fit_item, &job);
+  vis__parallel_for(threads, n, unchanged_fit_item, &job);
   return TP_OK;
 }
 
@@ -779,28 +781,20 @@ static void unchanged_share_item(void *ctx, int worker, int item) {
   const unchanged_job *j = ctx;
   uint8_t **memo = &j->u->memo[worker]; /* only this worker's thread touches it */
   if (!*memo) *memo = calloc((size_t)j->t->lab.width * (size_t)j->t->lab.height, 1);
-  j->share[item] = *memo ? unchanged_share(j->fr, j->t, *memo, &j->hyps[item]) : -1;
+  int i = j->which[item];
+  j->share[i] = *memo ? unchanged_share(j->fr, j->t, *memo, &j->hyps[i]) : -1;
 }
 
-static tp_status drop_unchanged(frame *fr, const vis__table *t,
-                                vis_rect *hyps, int *n_hyps, tp_error *err) {
-  tp_status st = unchanged_prepare(fr, t, &fr->unchanged, err);
-  if (st) return st;
-  double *share = malloc(sizeof(double) * ((size_t)*n_hyps + 1));
-  if (!share)
-    return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the change mask");
-  unchanged_job job = {fr, t, &fr->unchanged, hyps, share};
-  vis__parallel_for(t->threads, *n_hyps, unchanged_share_item, &job);
-  for (int i = 0; i < *n_hyps; i++)
-    if (share[i] < 0) { /* a worker had no memory for its memo */
-      free(share);
+/* The unchanged shares of the hypotheses which[0..n) into share[which[k]],
+ * on `threads` workers (unchanged_prepare first). */
+static tp_status unchanged_shares(frame *fr, const vis__table *t, const vis_rect *hyps,
+                                  const int *which, int n, int threads, double *share,
+                                  tp_error *err) {
+  unchanged_job job = {fr, t, &fr->unchanged, hyps, which, share};
+  vis__parallel_for(threads, n, unchanged_share_item, &job);
+  for (int k = 0; k < n; k++)
+    if (share[which[k]] < 0) /* a worker had no memory for its memo */
       return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the change mask");
-    }
-  int kept = 0;
-  for (int i = 0; i < *n_hyps; i++)
-    if (share[i] < 0.9) hyps[kept++] = hyps[i];
-  *n_hyps = kept;
-  free(share);
   return TP_OK;
 }
 
@@ -845,7 +839,7 @@ static const bare_table *baseline(const vis_reference *ref) {
   return ref->last.cells.lab ? &ref->last.cells : &ref->bare;
 }
 
-static tp_status change_mask(const vis_reference *ref, const vis__table *t,
+static tp_status change_mask(const vis_reference *ref, const vis__table *t, int threads,
                              uint8_t **out, tp_error *err) {
   *out = NULL;
   const bare_table *g = baseline(ref);
@@ -861,7 +855,7 @@ static tp_status change_mask(const vis_reference *ref, const vis__table *t,
     goto done;
   }
   cells_job job = {t, g, g->seen, now, ok};
-  vis__parallel_for(t->threads, g->ny, cell_row_item, &job);
+  vis__parallel_for(threads, g->ny, cell_row_item, &job);
   size_t k = 0;
   for (size_t c = 0; c < n; c++) {
     if (!ok[c]) continue;
@@ -932,6 +926,7 @@ typedef struct {
   const frame *fr;
   const vis__table *t;
   const vis_rect *hyps;
+  int from;      /* the first item's hypothesis */
   double *share; /* per hypothesis */
 } share_job;
 
@@ -939,25 +934,103 @@ typedef struct {
 static void changed_share_item(void *ctx, int worker, int item) {
   (void)worker;
   const share_job *j = ctx;
-  j->share[item] = changed_share(j->fr->ref, j->t, j->fr->changed, &j->hyps[item], NULL);
+  int i = j->from + item;
+  j->share[i] = changed_share(j->fr->ref, j->t, j->fr->changed, &j->hyps[i], NULL);
 }
 
-static tp_status drop_unchanged_cells(frame *fr, const vis__table *t,
-                                      vis_rect *hyps, int *n_hyps,
-                                      tp_error *err) {
-  tp_status st = change_mask(fr->ref, t, &fr->changed, err);
-  if (st || !fr->changed) return st;
-  double *share = malloc(sizeof(double) * ((size_t)*n_hyps + 1));
-  if (!share)
-    return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the change mask");
-  share_job job = {fr, t, hyps, share};
-  vis__parallel_for(t->threads, *n_hyps, changed_share_item, &job);
+/* The changed shares of hyps[from..to) into share[from..to), on
+ * `threads` workers (with a change mask). */
+static void changed_shares(const frame *fr, const vis__table *t, const vis_rect *hyps,
+                           int from, int to, int threads, double *share) {
+  share_job job = {fr, t, hyps, from, share};
+  vis__parallel_for(threads, to - from, changed_share_item, &job);
+}
+
+/* The unchanged test asks only what the changed test keeps (the cheap
+ * test first: the cells' means are there, the card pixels are looked at
+ * only for what is left). */
+#define REF_KEEP_CHANGED 0.2   /* changed share at least this */
+#define REF_DROP_UNCHANGED 0.9 /* unchanged share at least this: dropped */
+
+/* Speed: both tests read only the frame and their hypothesis, so those
+ * of the outline corners are measured while LSD finds its segments
+ * (vis__hypotheses' hook; about 200 M instructions of a 960x540 flight
+ * frame that waited for LSD's box run), and LSD's corners once they are
+ * listed. Each share is its own hypothesis's, so the same are kept. */
+typedef struct {
+  frame *fr;
+  const vis__table *t;
+  tp_error *err;
+  tp_status st;
+  bool done;         /* the outline corners' shares are measured */
+  int n;             /* outline corners (the list's first n) */
+  double *changed;   /* per outline corner, with a change mask */
+  double *unchanged; /* per outline corner the changed test keeps */
+} early_shares;
+
+static bool kept_by_changes(const frame *fr, const double *changed, int i) {
+  return !fr->changed || changed[i] >= REF_KEEP_CHANGED;
+}
+
+/* The change mask, the cards' fits at layout, and the outline corners'
+ * shares (vis__outline_hook). */
+static void measure_outline_shares(void *ctx, const vis_rect *hyps, int n, int threads) {
+  early_shares *es = ctx;
+  frame *fr = es->fr;
+  const vis__table *t = es->t;
+  es->done = true;
+  es->n = n;
+  es->changed = malloc(sizeof(double) * ((size_t)n + 1));
+  es->unchanged = malloc(sizeof(double) * ((size_t)n + 1));
+  int *which = malloc(sizeof(int) * ((size_t)n + 1));
+  if (!es->changed || !es->unchanged || !which) {
+    es->st = tp_error_set(es->err, TP_ERR_NOMEM, "out of memory for the change mask");
+  } else {
+    es->st = change_mask(fr->ref, t, threads, &fr->changed, es->err);
+  }
+  if (!es->st && fr->changed) changed_shares(fr, t, hyps, 0, n, threads, es->changed);
+  if (!es->st) es->st = unchanged_prepare(fr, t, threads, &fr->unchanged, es->err);
+  int n_which = 0;
+  for (int i = 0; !es->st && i < n; i++)
+    if (kept_by_changes(fr, es->changed, i)) which[n_which++] = i;
+  if (!es->st)
+    es->st = unchanged_shares(fr, t, hyps, which, n_which, threads, es->unchanged, es->err);
+  free(which);
+}
+
+/* Drops the hypotheses the two tests drop (the outline corners' shares
+ * measured ahead, LSD's corners' now), keeping the list's order. */
+static tp_status drop_by_shares(frame *fr, const vis__table *t, const early_shares *es,
+                                vis_rect *hyps, int *n_hyps, tp_error *err) {
+  int n = *n_hyps, n0 = es->n;
+  double *changed = malloc(sizeof(double) * ((size_t)n + 1));
+  double *unchanged = malloc(sizeof(double) * ((size_t)n + 1));
+  int *which = malloc(sizeof(int) * ((size_t)n + 1));
+  tp_status st = TP_OK;
+  if (!changed || !unchanged || !which) {
+    st = tp_error_set(err, TP_ERR_NOMEM, "out of memory for the change mask");
+    goto done;
+  }
+  if (fr->changed) {
+    memcpy(changed, es->changed, sizeof(double) * (size_t)n0);
+    changed_shares(fr, t, hyps, n0, n, t->threads, changed);
+  }
+  int n_which = 0;
+  for (int i = n0; i < n; i++)
+    if (kept_by_changes(fr, changed, i)) which[n_which++] = i;
+  memcpy(unchanged, es->unchanged, sizeof(double) * (size_t)n0);
+  st = unchanged_shares(fr, t, hyps, which, n_which, t->threads, unchanged, err);
+  if (st) goto done;
   int kept = 0;
-  for (int i = 0; i < *n_hyps; i++)
-    if (share[i] >= 0.2) hyps[kept++] = hyps[i];
+  for (int i = 0; i < n; i++)
+    if (kept_by_changes(fr, changed, i) && unchanged[i] < REF_DROP_UNCHANGED)
+      hyps[kept++] = hyps[i];
   *n_hyps = kept;
-  free(share);
-  return TP_OK;
+done:
+  free(changed);
+  free(unchanged);
+  free(which);
+  return st;
 }
 
 /* Object mask and corner hypotheses as vis_analyze makes them, plus every
@@ -973,11 +1046,14 @@ static tp_status hypotheses(frame *fr, vis__table *t, vis_rect **hyps,
   tp_status st = vis__object_mask(t, vis__analyzer_object_hist(fr->an), err);
   if (!st)
     st = cvw_mask_fill_holes(&t->object, 0.5 * sizes[0][0] * sizes[0][1], err);
-  if (!st) st = vis__hypotheses(t, sizes, same ? 1 : 2, hyps, n_hyps, err);
-  /* the cheap test first: the cells' means are there, the card pixels
-   * are looked at only for what is left */
-  if (!st) st = drop_unchanged_cells(fr, t, *hyps, n_hyps, err);
-  if (!st) st = drop_unchanged(fr, t, *hyps, n_hyps, err);
+  early_shares es = {.fr = fr, .t = t, .err = err};
+  const vis__outline_hook hook = {measure_outline_shares, &es};
+  if (!st) st = vis__hypotheses(t, sizes, same ? 1 : 2, &hook, hyps, n_hyps, err);
+  if (!st && !es.done) measure_outline_shares(&es, *hyps, 0, t->threads);
+  if (!st) st = es.st;
+  if (!st) st = drop_by_shares(fr, t, &es, *hyps, n_hyps, err);
+  free(es.changed);
+  free(es.unchanged);
   if (st) return st;
   vis_rect *more =
       realloc(*hyps, sizeof **hyps * (size_t)(*n_hyps + fr->ref->n + 1));

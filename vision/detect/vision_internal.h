@@ -102,13 +102,24 @@ tp_status vis__rectify(const tp_image *rgb, const vis_table_map *map, int thread
 tp_status vis__box_blur_rows(const tp_image *src, tp_image *dst, int radius, int y0, int y1,
                              tp_error *err);
 
+/* Work on the outline corners' hypotheses that may go on while LSD's
+ * segments are found (vis__hypotheses): fn(ctx, hyps, n, threads) is
+ * called once, on the calling thread, with the list's first n entries
+ * (the outline corners; LSD's corners are only appended after them, and
+ * nothing before them changes) and the number of workers it may use. */
+typedef struct {
+  void (*fn)(void *ctx, const vis_rect *hyps, int n, int threads);
+  void *ctx;
+} vis__outline_hook;
+
 /* Rectangle hypotheses (table pixels) from the object mask's outline:
  * every perpendicular pair of outline edges gives a corner, and with a
  * known size (sizes_px: n_sizes pairs of w, h) a whole rectangle. *out is
- * malloc'd. Near-duplicates are merged. */
+ * malloc'd. Near-duplicates are merged. hook: NULL, or called once the
+ * outline corners are listed (above). */
 tp_status vis__hypotheses(const vis__table *t, const double (*sizes_px)[2],
-                          int n_sizes, vis_rect **out, int *n_out,
-                          tp_error *err);
+                          int n_sizes, const vis__outline_hook *hook, vis_rect **out,
+                          int *n_out, tp_error *err);
 
 /* A carpet's depth into a card within the pose error of the rules' contact
  * depth (geom.c), and the reason told then ("it barely touches the lamp
