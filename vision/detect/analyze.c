@@ -814,7 +814,7 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
     snprintf(logpath, sizeof logpath, "%s/match.txt", an->s.debug_dir);
     mp.log = fopen(logpath, "w");
   }
-  if (!st) st = vis__match(&t, an->tpl, an->n_tpl, hyps, n_hyps, &mp, &obj, &n_obj, err);
+  if (!st) st = vis__match(&t, an->tpl, an->n_tpl, hyps, n_hyps, &mp, NULL, &obj, &n_obj, err);
   if (mp.log) fclose(mp.log);
   res->profile.identify_ms = vis__now_ms() - t1;
   t1 = vis__now_ms();

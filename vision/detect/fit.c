@@ -422,15 +422,15 @@ static void *lsd_all(void *arg) {
   return NULL;
 }
 
-/* The workers the outline hook may use while LSD runs beside it: LSD's
- * box run keeps one worker busy throughout (the detection's longest
- * piece, about 0.36 G instructions of a 960x540 flight frame), its band's
- * four runs the others only for a while; the hook's work is about two
- * thirds of the box run's on one worker, so it fits beside it on what is
- * left after the box run and one band worker. With one worker, LSD runs
- * after it, on this thread. */
+/* The workers the outline hook may use while LSD runs beside it: all but
+ * the one of LSD's box run (the detection's longest piece, about 0.36 G
+ * instructions of a 960x540 flight frame, one OpenCV call); the band's
+ * four runs share the others with it for a while (the layout reference's
+ * hook, the outline corners' shares and the matcher's first looks, is
+ * about twice the box run's work on one worker). With one worker, LSD
+ * runs after it, on this thread. */
 static int hook_workers(int threads, bool beside) {
-  return beside && threads > 2 ? threads - 2 : 1;
+  return beside ? threads - 1 : 1;
 }
 
 tp_status vis__hypotheses(const vis__table *t, const double (*sizes)[2],

@@ -1524,6 +1524,13 @@ static bool near_duplicate(const vis__table *t, const vis_rect *hyps, const int 
   return false;
 }
 
+/* The first looks taken ahead (vis__match_ahead_make). */
+struct vis__match_ahead {
+  int n;
+  vis_rect *r; /* per look: its hypothesis */
+  hyp *h;      /* per look: sampled and scored; vis__match takes it over */
+};
+
 /* ---- the work shared by the workers: per hypothesis or object,
  * each item writes only its own hyp / object (see parallel.c) ---- */
 
@@ -1538,6 +1545,8 @@ typedef struct {
   const bool *is_refined;
   hyp_rank *edge_rank; /* per hypothesis: its outline's support (x1000) */
   double normal_gain;  /* the photo's gain of L (photo_gain), for settle_type */
+  vis__match_ahead *ahead; /* first looks taken ahead, or NULL */
+  const int *look;         /* per hypothesis: its look in ahead, or -1 (NULL: none) */
 } shared_work;
 
 /* How well a hypothesis's outline shows, before anything is accepted. */
@@ -1550,13 +1559,21 @@ static void edge_rank_item(void *ctx, int worker, int item) {
   sw->edge_rank[item] = (hyp_rank){item, (int)lround(1000 * e)};
 }
 
-/* Samples a new hypothesis and scores it. */
+/* Samples a new hypothesis and scores it, or takes over the look taken
+ * ahead at it (the same: a first look depends on the hypothesis alone;
+ * each item takes its own look, match_looks gives each look to one). */
 static void first_score_item(void *ctx, int worker, int item) {
   shared_work *sw = ctx;
   const match_ctx *m = &sw->w[worker];
   int i = sw->items[item], f = template_grid(m->t, m->tpl, m->n_tpl, &sw->hyps[i]);
   const vis__template *tp = &m->tpl[f];
   hyp *h = &sw->H[i];
+  if (sw->look && sw->look[i] >= 0) {
+    hyp *seen = &sw->ahead->h[sw->look[i]];
+    *h = *seen;
+    memset(seen, 0, sizeof *seen); /* taken over: freed with H */
+    return;
+  }
   if (!sample_hyp(m->t, &sw->hyps[i], tp->w, tp->h, tp->w_mm, tp->h_mm, m->mp->step, h)) {
     h->alive = false;
     h->oom = true;
@@ -1926,45 +1943,173 @@ static texel *build_texels(const vis__template *tpl, int n_tpl, const texel **te
   return all;
 }
 
+/* What the workers' contexts share (the texels, the claims: none yet,
+ * the carpets taken: none yet) and each one's scratch. */
+typedef struct {
+  int16_t *claim;
+  bool *used;
+  uint8_t *scratch;
+  const texel **tex;
+  bool *integral;
+  texel *texels;
+} match_tables;
+
+static void tables_free(match_tables *mt) {
+  free(mt->claim);
+  free(mt->used);
+  free(mt->scratch);
+  free(mt->tex);
+  free(mt->integral);
+  free(mt->texels);
+}
+
+/* The tables and workers[0..threads) over them; false: out of memory. */
+static bool tables_make(const vis__table *t, const vis__template *tpl, int n_tpl,
+                        const vis__match_params *mp, int threads, match_tables *mt,
+                        match_ctx *workers) {
+  size_t npx = (size_t)t->lab.width * (size_t)t->lab.height;
+  int max_samples = 0;
+  for (int f = 0; f < n_tpl; f++) max_samples = (int)fmax(max_samples, tpl[f].w * tpl[f].h);
+  /* per worker: two sample lists and a flag per sample */
+  size_t per_worker = ((2 * sizeof(int) + 1) * ((size_t)max_samples + 1) + 15) / 16 * 16;
+  *mt = (match_tables){malloc(sizeof(int16_t) * npx), calloc((size_t)n_tpl + 1, sizeof(bool)),
+                       malloc((size_t)threads * per_worker),
+                       malloc(sizeof(texel *) * ((size_t)n_tpl + 1)),
+                       malloc(sizeof(bool) * ((size_t)n_tpl + 1)), NULL};
+  if (mt->tex && mt->integral) mt->texels = build_texels(tpl, n_tpl, mt->tex, mt->integral);
+  if (!mt->claim || !mt->used || !mt->scratch || !mt->texels) {
+    tables_free(mt);
+    return false;
+  }
+  for (size_t i = 0; i < npx; i++) mt->claim[i] = -1;
+  for (int w = 0; w < threads; w++) {
+    int *list = (int *)(void *)(mt->scratch + (size_t)w * per_worker);
+    workers[w] = (match_ctx){t, tpl, n_tpl, mp, mt->tex, mt->integral, mt->claim, mt->used, list,
+                             list + max_samples + 1, (uint8_t *)(list + 2 * (max_samples + 1)),
+                             INT16_MAX};
+  }
+  return true;
+}
+
+/* The hypotheses vis__match looks at first, into kept (*n_kept): by their
+ * outline's support (order: per hypothesis, filled by edge_rank_item),
+ * those with enough of it and a template of their size that are no
+ * near-duplicate of one kept before them. */
+static void keep_outlined(const vis__table *t, const vis__template *tpl, int n_tpl,
+                          const vis_rect *hyps, int n_hyps, hyp_rank *order, int *kept,
+                          int *n_kept) {
+  qsort(order, (size_t)n_hyps, sizeof *order, by_explained);
+  *n_kept = 0;
+  for (int k = 0; k < n_hyps && order[k].explained >= 250; k++) {
+    int i = order[k].i, f = template_grid(t, tpl, n_tpl, &hyps[i]);
+    if (f < 0 || near_duplicate(t, hyps, kept, *n_kept, &hyps[i])) continue;
+    kept[(*n_kept)++] = i;
+  }
+}
+
+/* ---- the first looks taken ahead ---- */
+
+void vis__match_ahead_free(vis__match_ahead *a) {
+  if (!a) return;
+  for (int k = 0; k < a->n; k++) free_hyp(&a->h[k]);
+  free(a->r);
+  free(a->h);
+  free(a);
+}
+
+static int by_index(const void *pa, const void *pb) {
+  int a = *(const int *)pa, b = *(const int *)pb;
+  return (a > b) - (a < b);
+}
+
+/* The looks of hyps[kept[0..n_kept)] (sorted), those sampled, into a. */
+static bool ahead_keep(vis__match_ahead *a, const vis_rect *hyps, hyp *H, const int *kept,
+                       int n_kept) {
+  a->r = malloc(sizeof *a->r * ((size_t)n_kept + 1));
+  a->h = malloc(sizeof *a->h * ((size_t)n_kept + 1));
+  if (!a->r || !a->h) return false;
+  for (int k = 0; k < n_kept; k++) {
+    hyp *h = &H[kept[k]];
+    if (h->oom) continue; /* freed by the caller; vis__match samples it */
+    a->r[a->n] = hyps[kept[k]];
+    a->h[a->n++] = *h;
+    memset(h, 0, sizeof *h);
+  }
+  return true;
+}
+
+void vis__match_ahead_make(const vis__table *t, const vis__template *tpl, int n_tpl,
+                           const vis_rect *hyps, int n_hyps, const vis__match_params *mp,
+                           int threads, vis__match_ahead **out) {
+  *out = NULL;
+  threads = threads < 1 ? 1 : threads > VIS__MAX_THREADS ? VIS__MAX_THREADS : threads;
+  match_ctx workers[VIS__MAX_THREADS];
+  match_tables mt;
+  if (!tables_make(t, tpl, n_tpl, mp, threads, &mt, workers)) return;
+  hyp *H = calloc((size_t)n_hyps + 1, sizeof *H);
+  hyp_rank *order = malloc(sizeof *order * ((size_t)n_hyps + 1));
+  int *kept = malloc(sizeof *kept * ((size_t)n_hyps + 1));
+  vis__match_ahead *a = calloc(1, sizeof *a);
+  if (H && order && kept && a) {
+    shared_work sw = {.w = workers, .H = H, .hyps = hyps, .items = kept, .edge_rank = order};
+    vis__parallel_for(threads, n_hyps, edge_rank_item, &sw);
+    int n_kept;
+    keep_outlined(t, tpl, n_tpl, hyps, n_hyps, order, kept, &n_kept);
+    qsort(kept, (size_t)n_kept, sizeof *kept, by_index); /* in hyps' order */
+    vis__parallel_for(threads, n_kept, first_score_item, &sw);
+    if (ahead_keep(a, hyps, H, kept, n_kept)) *out = a, a = NULL;
+  }
+  for (int i = 0; H && i < n_hyps; i++) free_hyp(&H[i]);
+  vis__match_ahead_free(a);
+  free(H);
+  free(order);
+  free(kept);
+  tables_free(&mt);
+}
+
+static bool same_rect(const vis_rect *a, const vis_rect *b) {
+  return a->center.x == b->center.x && a->center.y == b->center.y && a->w == b->w &&
+         a->h == b->h && a->angle_deg == b->angle_deg;
+}
+
+/* Per hypothesis: the look taken ahead at its very rectangle, or -1
+ * (walked in order: each hypothesis looks on from the last one found). */
+static void match_looks(const vis__match_ahead *a, const vis_rect *hyps, int n_hyps, int *look) {
+  int from = 0;
+  for (int i = 0; i < n_hyps; i++) {
+    look[i] = -1;
+    for (int k = from; a && k < a->n && look[i] < 0; k++)
+      if (same_rect(&a->r[k], &hyps[i])) look[i] = k, from = k + 1;
+  }
+}
+
 tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
                      const vis_rect *hyps, int n_hyps,
-                     const vis__match_params *mp, vis__object **out,
-                     int *n_out, tp_error *err) {
+                     const vis__match_params *mp, vis__match_ahead *ahead,
+                     vis__object **out, int *n_out, tp_error *err) {
   *out = NULL;
   *n_out = 0;
-  size_t npx = (size_t)t->lab.width * (size_t)t->lab.height;
   hyp *H = calloc((size_t)n_hyps + 1, sizeof *H);
-  int16_t *claim = malloc(sizeof(int16_t) * npx);
-  bool *used = calloc((size_t)n_tpl + 1, sizeof *used);
   vis__object *acc = malloc(sizeof *acc * 64);
   hyp_rank *order = malloc(sizeof *order * ((size_t)n_hyps + 1));
   int *kept = malloc(sizeof *kept * ((size_t)n_hyps + 1));
-  int max_samples = 0;
-  for (int f = 0; f < n_tpl; f++) max_samples = (int)fmax(max_samples, tpl[f].w * tpl[f].h);
+  int *look = malloc(sizeof *look * ((size_t)n_hyps + 1));
   int threads = mp->threads < 1 ? 1 : mp->threads > VIS__MAX_THREADS ? VIS__MAX_THREADS : mp->threads;
-  /* per worker: two sample lists and a flag per sample */
-  size_t per_worker = ((2 * sizeof(int) + 1) * ((size_t)max_samples + 1) + 15) / 16 * 16;
-  uint8_t *scratch = malloc((size_t)threads * per_worker);
   bool *rerank = malloc(sizeof *rerank * ((size_t)n_hyps + 1));
-  const texel **tex = malloc(sizeof *tex * ((size_t)n_tpl + 1));
-  bool *integral = malloc(sizeof *integral * ((size_t)n_tpl + 1));
-  texel *texels = tex && integral ? build_texels(tpl, n_tpl, tex, integral) : NULL;
+  match_ctx workers[VIS__MAX_THREADS];
+  match_tables mt = {0};
+  bool have_tables = tables_make(t, tpl, n_tpl, mp, threads, &mt, workers);
+  int16_t *claim = mt.claim;
+  bool *used = mt.used;
   tp_status st = TP_OK;
-  if (!H || !claim || !used || !acc || !scratch || !order || !kept || !rerank || !texels) {
+  if (!H || !acc || !order || !kept || !look || !rerank || !have_tables) {
     st = tp_error_set(err, TP_ERR_NOMEM, "out of memory while matching faces");
     goto done;
-  }
-  for (size_t i = 0; i < npx; i++) claim[i] = -1;
-  match_ctx workers[VIS__MAX_THREADS];
-  for (int w = 0; w < threads; w++) {
-    int *list = (int *)(void *)(scratch + (size_t)w * per_worker);
-    workers[w] = (match_ctx){t, tpl, n_tpl, mp, tex, integral, claim, used, list, list + max_samples + 1,
-                             (uint8_t *)(list + 2 * (max_samples + 1)), INT16_MAX};
   }
   match_ctx m = workers[0];
   vis__object refined[64];
   bool is_refined[64] = {false};
-  shared_work sw = {workers, H, hyps, kept, rerank, NULL, refined, is_refined, order, 0};
+  shared_work sw = {workers, H, hyps, kept, rerank, NULL, refined, is_refined, order, 0, ahead, look};
   vis__object fin[64];
   bool refined_all = false;
   retraction rt = {0};
@@ -1973,13 +2118,9 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
    * work); of near-duplicates only the one whose outline shows best is
    * matched (the pose refinement moves it the last millimetres) */
   vis__parallel_for(threads, n_hyps, edge_rank_item, &sw);
-  qsort(order, (size_t)n_hyps, sizeof *order, by_explained);
-  int n_kept = 0;
-  for (int k = 0; k < n_hyps && order[k].explained >= 250; k++) {
-    int i = order[k].i, f = template_grid(t, tpl, n_tpl, &hyps[i]);
-    if (f < 0 || near_duplicate(t, hyps, kept, n_kept, &hyps[i])) continue;
-    kept[n_kept++] = i;
-  }
+  int n_kept;
+  keep_outlined(t, tpl, n_tpl, hyps, n_hyps, order, kept, &n_kept);
+  match_looks(ahead, hyps, n_hyps, look);
   vis__parallel_for(threads, n_kept, first_score_item, &sw);
   for (int k = 0; k < n_kept; k++)
     if (H[kept[k]].oom) {
@@ -2078,16 +2219,12 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
 done:
   for (int i = 0; H && i < n_hyps; i++) free_hyp(&H[i]);
   free(H);
-  free(claim);
-  free(used);
+  if (have_tables) tables_free(&mt);
   free(acc);
-  free(scratch);
   free(rerank);
   free(order);
   free(kept);
-  free(tex);
-  free(integral);
-  free(texels);
+  free(look);
   return st;
 }
 

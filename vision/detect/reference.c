@@ -956,24 +956,42 @@ static void changed_shares(const frame *fr, const vis__table *t, const vis_rect 
  * of the outline corners are measured while LSD finds its segments
  * (vis__hypotheses' hook; about 200 M instructions of a 960x540 flight
  * frame that waited for LSD's box run), and LSD's corners once they are
- * listed. Each share is its own hypothesis's, so the same are kept. */
+ * listed. Each share is its own hypothesis's, so the same are kept. The
+ * matcher's first look at the outline corners kept is taken there too
+ * (vis__match_ahead_make: it depends on the hypothesis alone). */
 typedef struct {
   frame *fr;
   const vis__table *t;
+  const vis__match_params *mp;
   tp_error *err;
   tp_status st;
   bool done;         /* the outline corners' shares are measured */
   int n;             /* outline corners (the list's first n) */
   double *changed;   /* per outline corner, with a change mask */
   double *unchanged; /* per outline corner the changed test keeps */
+  vis__match_ahead *ahead; /* the matcher's looks at those kept, or NULL */
 } early_shares;
 
 static bool kept_by_changes(const frame *fr, const double *changed, int i) {
   return !fr->changed || changed[i] >= REF_KEEP_CHANGED;
 }
 
-/* The change mask, the cards' fits at layout, and the outline corners'
- * shares (vis__outline_hook). */
+/* The matcher's first looks at the outline corners hyps[which[0..n)]
+ * that the unchanged test keeps (in the list's order). */
+static void look_ahead(early_shares *es, const vis_rect *hyps, const int *which, int n,
+                       int threads) {
+  vis_rect *kept = malloc(sizeof *kept * ((size_t)n + 1));
+  if (!kept) return; /* the matcher looks at them itself */
+  int n_kept = 0;
+  for (int k = 0; k < n; k++)
+    if (es->unchanged[which[k]] < REF_DROP_UNCHANGED) kept[n_kept++] = hyps[which[k]];
+  vis__match_ahead_make(es->t, es->fr->tpl, es->fr->n_tpl, kept, n_kept, es->mp, threads,
+                        &es->ahead);
+  free(kept);
+}
+
+/* The change mask, the cards' fits at layout, the outline corners'
+ * shares and the matcher's looks at those kept (vis__outline_hook). */
 static void measure_outline_shares(void *ctx, const vis_rect *hyps, int n, int threads) {
   early_shares *es = ctx;
   frame *fr = es->fr;
@@ -995,6 +1013,7 @@ static void measure_outline_shares(void *ctx, const vis_rect *hyps, int n, int t
     if (kept_by_changes(fr, es->changed, i)) which[n_which++] = i;
   if (!es->st)
     es->st = unchanged_shares(fr, t, hyps, which, n_which, threads, es->unchanged, es->err);
+  if (!es->st) look_ahead(es, hyps, which, n_which, threads);
   free(which);
 }
 
@@ -1034,9 +1053,11 @@ done:
 }
 
 /* Object mask and corner hypotheses as vis_analyze makes them, plus every
- * present reference card's rectangle (exact where it did not move). */
-static tp_status hypotheses(frame *fr, vis__table *t, vis_rect **hyps,
-                            int *n_hyps, tp_error *err) {
+ * present reference card's rectangle (exact where it did not move);
+ * *ahead: the matcher's looks at some of them (mp: its parameters). */
+static tp_status hypotheses(frame *fr, vis__table *t, const vis__match_params *mp,
+                            vis_rect **hyps, int *n_hyps, vis__match_ahead **ahead,
+                            tp_error *err) {
   const vis_deck *d = vis__analyzer_deck(fr->an);
   double s = t->px_per_mm;
   const double sizes[2][2] = {{d->card_mm[0] * s, d->card_mm[1] * s},
@@ -1046,7 +1067,7 @@ static tp_status hypotheses(frame *fr, vis__table *t, vis_rect **hyps,
   tp_status st = vis__object_mask(t, vis__analyzer_object_hist(fr->an), err);
   if (!st)
     st = cvw_mask_fill_holes(&t->object, 0.5 * sizes[0][0] * sizes[0][1], err);
-  early_shares es = {.fr = fr, .t = t, .err = err};
+  early_shares es = {.fr = fr, .t = t, .mp = mp, .err = err};
   const vis__outline_hook hook = {measure_outline_shares, &es};
   if (!st) st = vis__hypotheses(t, sizes, same ? 1 : 2, &hook, hyps, n_hyps, err);
   if (!st && !es.done) measure_outline_shares(&es, *hyps, 0, t->threads);
@@ -1054,6 +1075,7 @@ static tp_status hypotheses(frame *fr, vis__table *t, vis_rect **hyps,
   if (!st) st = drop_by_shares(fr, t, &es, *hyps, n_hyps, err);
   free(es.changed);
   free(es.unchanged);
+  *ahead = es.ahead;
   if (st) return st;
   vis_rect *more =
       realloc(*hyps, sizeof **hyps * (size_t)(*n_hyps + fr->ref->n + 1));
@@ -2264,14 +2286,16 @@ static tp_status find_objects(frame *fr, vis__table *t, vis_result *res,
   double t1 = vis__now_ms();
   vis_rect *hyps = NULL;
   int n_hyps = 0;
+  vis__match_ahead *ahead = NULL;
+  vis__match_params mp = vis__analyzer_match_params(fr->an, REF_TAU);
   tp_status st = gather_templates(fr, err);
-  if (!st) st = hypotheses(fr, t, &hyps, &n_hyps, err);
+  if (!st) st = hypotheses(fr, t, &mp, &hyps, &n_hyps, &ahead, err);
   res->profile.detect_ms = vis__now_ms() - t1;
   t1 = vis__now_ms();
-  vis__match_params mp = vis__analyzer_match_params(fr->an, REF_TAU);
   if (!st)
-    st = vis__match(t, fr->tpl, fr->n_tpl, hyps, n_hyps, &mp, acc, n_acc, err);
+    st = vis__match(t, fr->tpl, fr->n_tpl, hyps, n_hyps, &mp, ahead, acc, n_acc, err);
   res->profile.identify_ms = vis__now_ms() - t1;
+  vis__match_ahead_free(ahead);
   free(hyps);
   return st;
 }

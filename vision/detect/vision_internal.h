@@ -276,12 +276,31 @@ typedef struct {
   void *phantom_ctx;
 } vis__match_params;
 
+/* The matcher's first look (sampled and scored against every face, with
+ * nothing accepted yet) at some hypotheses, taken ahead of vis__match: it
+ * depends on the hypothesis alone, so it can be made while the rest of
+ * the list is still being found (the layout reference: the outline
+ * corners' while LSD runs). */
+typedef struct vis__match_ahead vis__match_ahead;
+
+/* Looks ahead at those of hyps[0..n_hyps) that vis__match would look at
+ * (a template of their size, enough outline, not a near-duplicate of a
+ * better outlined one among them), on `threads` workers. *out is NULL
+ * when memory ran out (vis__match then looks at them itself). */
+void vis__match_ahead_make(const vis__table *t, const vis__template *tpl, int n_tpl,
+                           const vis_rect *hyps, int n_hyps, const vis__match_params *mp,
+                           int threads, vis__match_ahead **out);
+void vis__match_ahead_free(vis__match_ahead *a);
+
 /* Chooses, greedily from the top of the pile down, the hypotheses that the
- * deck faces explain. *out malloc'd, in acceptance order. */
+ * deck faces explain. *out malloc'd, in acceptance order. ahead: NULL, or
+ * the first looks at some of the hypotheses, made with the same table,
+ * templates and parameters (hyps[i] takes over the look at the rectangle
+ * equal to it; the list of the looks must be in hyps' order). */
 tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
                      const vis_rect *hyps, int n_hyps,
-                     const vis__match_params *mp, vis__object **out,
-                     int *n_out, tp_error *err);
+                     const vis__match_params *mp, vis__match_ahead *ahead,
+                     vis__object **out, int *n_out, tp_error *err);
 
 /* Residual of the object's face at table pixel (x, y); < 0 when outside. */
 double vis__object_residual(const vis__table *t, const vis__template *tpl,
