@@ -774,6 +774,21 @@ static void debug_objects(const vis_analyzer *an, const vis__table *t, const vis
 }
 
 
+/* Speed: the matcher's first looks at the outline corners' hypotheses
+ * are taken while LSD finds its segments (vis__hypotheses' hook): a first
+ * look depends on the hypothesis alone, and vis__match takes them over. */
+typedef struct {
+  const vis_analyzer *an;
+  const vis__table *t;
+  const vis__match_params *mp;
+  vis__match_ahead *ahead;
+} photo_looks;
+
+static void look_ahead(void *ctx, const vis_rect *hyps, int n, int threads) {
+  photo_looks *pl = ctx;
+  vis__match_ahead_make(pl->t, pl->an->tpl, pl->an->n_tpl, hyps, n, pl->mp, threads, &pl->ahead);
+}
+
 tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
                       const vis_table_map *map, vis_result *res,
                       tp_error *err) {
@@ -799,11 +814,13 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
   bool same = fabs(sizes[0][0] - sizes[1][0]) < 0.5 && fabs(sizes[0][1] - sizes[1][1]) < 0.5;
   if (!st) /* dark print inside a card can look like the table */
     st = cvw_mask_fill_holes(&t.object, 0.5 * sizes[0][0] * sizes[0][1], err);
-  if (!st) st = vis__hypotheses(&t, sizes, same ? 1 : 2, NULL, &hyps, &n_hyps, err);
+  vis__match_params mp = vis__analyzer_match_params(an, 35);
+  photo_looks looks = {an, &t, &mp, NULL};
+  const vis__outline_hook hook = {look_ahead, &looks};
+  if (!st) st = vis__hypotheses(&t, sizes, same ? 1 : 2, &hook, &hyps, &n_hyps, err);
   if (!st && an->s.debug_dir) debug_dump(an, &t, hyps, n_hyps);
   res->profile.detect_ms = vis__now_ms() - t1;
   t1 = vis__now_ms();
-  vis__match_params mp = vis__analyzer_match_params(an, 35);
   phantom_check *last = calloc(1, sizeof *last); /* 15 kB: off the stack */
   if (!last && !st) st = tp_error_set(err, TP_ERR_NOMEM, "out of memory while matching faces");
   if (last) last->an = an, last->n = -1;
@@ -814,7 +831,8 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
     snprintf(logpath, sizeof logpath, "%s/match.txt", an->s.debug_dir);
     mp.log = fopen(logpath, "w");
   }
-  if (!st) st = vis__match(&t, an->tpl, an->n_tpl, hyps, n_hyps, &mp, NULL, &obj, &n_obj, err);
+  if (!st) st = vis__match(&t, an->tpl, an->n_tpl, hyps, n_hyps, &mp, looks.ahead, &obj, &n_obj, err);
+  vis__match_ahead_free(looks.ahead);
   if (mp.log) fclose(mp.log);
   res->profile.identify_ms = vis__now_ms() - t1;
   t1 = vis__now_ms();
