@@ -20,12 +20,17 @@ awk -F'\t' '$1 == "pose" && $4 == "card"' "$T/pe.tsv" | grep -q . || fail "no ca
 awk -F'\t' '$1 == "pose" && $4 == "carpet"' "$T/pe.tsv" | grep -q . || fail "no carpet line"
 awk -F'\t' '$1 == "contact"' "$T/pe.tsv" | grep -q . || fail "no contact line"
 # every line has its header's columns; the photo was 960 wide; err_mm is
-# the length of (ex, ey); a contact's error is ours minus the truth's
+# the length of (ex, ey); a contact's error is ours minus the truth's, for
+# the deck-sized outlines and for the depth at the carpet's scale, which
+# differs from the other when that scale is 0.05 % off or more
 awk -F'\t' '
   /^#pose/ { np = NF } /^#contact/ { nc = NF }
   $1 == "pose" && (NF != np || $6 != 960) { print "bad pose line: " $0; bad = 1 }
   $1 == "pose" && ($15 - sqrt($16 * $16 + $17 * $17))^2 > 1e-6 { print "err_mm: " $0; bad = 1 }
   $1 == "contact" && (NF != nc || ($10 - ($9 - $8))^2 > 1e-6) { print "contact: " $0; bad = 1 }
+  $1 == "contact" && (($20 - ($19 - $8))^2 > 1e-6 || $21 < 0 || $21 > 1) { print "scaled: " $0; bad = 1 }
+  $1 == "contact" && ($23 > 0.05 || $23 < -0.05) && $15 > 30 && ($19 - $9)^2 < 2.5e-5 {
+    print "not at its scale: " $0; bad = 1 }
   END { exit bad }' "$T/pe.tsv" || fail "inconsistent lines"
 
 # with the renderer's camera as the mapping, the picture errors are the

@@ -197,11 +197,11 @@ static void test_corners_any_angle(void **state) {
 static void test_contact_depth_at_scale(void **state) {
   (void)state;
   vis_rect a = {{0, 0}, 59, 91, 0}, b = {{100, 0}, 59, 91, 0};
-  assert_true(fabs(vis__rect_contact_depth_at(&a, &b, 3, 1) - vis_rect_contact_depth(&a, &b, 3)) <
+  assert_true(fabs(vis_rect_contact_depth_at(&a, &b, 3, 1) - vis_rect_contact_depth(&a, &b, 3)) <
               1e-12);
-  assert_true(fabs(vis__rect_contact_depth_at(&a, &b, 3, 1) + 9) < 1e-9);
-  assert_true(fabs(vis__rect_contact_depth_at(&a, &b, 3, 1.01) + (100 - 91 * 1.01) / 1.01) < 1e-9);
-  assert_true(fabs(vis__rect_contact_depth_at(&a, &b, 3, 0.99) + (100 - 91 * 0.99) / 0.99) < 1e-9);
+  assert_true(fabs(vis_rect_contact_depth_at(&a, &b, 3, 1) + 9) < 1e-9);
+  assert_true(fabs(vis_rect_contact_depth_at(&a, &b, 3, 1.01) + (100 - 91 * 1.01) / 1.01) < 1e-9);
+  assert_true(fabs(vis_rect_contact_depth_at(&a, &b, 3, 0.99) + (100 - 91 * 0.99) / 0.99) < 1e-9);
 }
 
 /* A carpet's own scale; else the others' mean; else 1. */

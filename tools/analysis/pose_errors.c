@@ -73,7 +73,8 @@ void an_pose_errors_header(FILE *f) {
         "\tpic_along_long\tpic_along_short\tmap_scale_pct\n",
         f);
   fputs("#contact\tlevel\tseed\tcarpet\tcard\ttype\tcarpet_above\ttruth_depth_mm"
-        "\tour_depth_mm\tdepth_err_mm\tpic_depth_err_mm\tcarpet_share_mm\tcard_share_mm\tmap_scale_pct\tcentre_dist_mm\ttruth_on\tour_on\tdoubt\n",
+        "\tour_depth_mm\tdepth_err_mm\tpic_depth_err_mm\tcarpet_share_mm\tcard_share_mm\tmap_scale_pct\tcentre_dist_mm\ttruth_on\tour_on\tdoubt"
+        "\tscaled_depth_mm\tscaled_err_mm\tcarpet_visible\tscale_own\tcontact_scale_pct\n",
         f);
 }
 
@@ -123,7 +124,9 @@ static bool true_corners(const rnd_scene *scene, const an_report *r, const vis_r
 }
 
 /* Carpet j against every matched card the truth or we put within 2 mm of
- * contact: the depths (positive: overlap) and the decisions. */
+ * contact: the depths (positive: overlap) and the decisions; our depth
+ * from the deck-sized outlines and the one the analysis decides by (at the
+ * carpet's contact_scale, and whether that was read from its own face). */
 static void write_contacts(FILE *f, const char *level, unsigned long seed, const rnd_scene *scene,
                            const an_report *r, const rnd_truth *t, const int *ours_of, int j,
                            const vis_carpet *c) {
@@ -135,6 +138,8 @@ static void write_contacts(FILE *f, const char *level, unsigned long seed, const
                                                  t->cards[i].corners_mm, scene->corner_mm);
     double ours = vis_rect_contact_depth(&c->rect, &card->rect, scene->corner_mm);
     if (fabs(truth) > 2 && fabs(ours) > 2) continue;
+    double scaled = vis_rect_contact_depth_at(&c->rect, &card->rect, scene->corner_mm,
+                                              c->contact_scale);
     /* in the picture; and with only the carpet's or only the card's pose ours */
     double a[4][2], b[4][2], seen = NAN, carpet_share = NAN, card_share = NAN;
     if (true_corners(scene, r, &c->rect, a) && true_corners(scene, r, &card->rect, b)) {
@@ -144,7 +149,7 @@ static void write_contacts(FILE *f, const char *level, unsigned long seed, const
       card_share = tp_rounded_rect_contact_depth(t->carpets[j].corners_mm, rc, b, rc) - truth;
     }
     fprintf(f, "contact\t%s\t%lu\t%s\t%d\t%s\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.2f"
-            "\t%d\t%d\t%d\n",
+            "\t%d\t%d\t%d\t%.4f\t%.4f\t%.3f\t%d\t%.4f\n",
             level, seed,
             scene->carpets[j].colour, i, scene->cards[i].type,
             scene->carpets[j].pose.z > scene->cards[i].pose.z, truth, ours, ours - truth,
@@ -154,7 +159,8 @@ static void write_contacts(FILE *f, const char *level, unsigned long seed, const
             hypot(c->rect.center.x - card->rect.center.x, c->rect.center.y - card->rect.center.y),
             listed(t->carpets[j].on_cards, t->carpets[j].n_on, i),
             listed(c->on_cards, c->n_on_cards, ours_of[i]),
-            c->contact_doubt && c->contact_doubt_card == ours_of[i]);
+            c->contact_doubt && c->contact_doubt_card == ours_of[i], scaled, scaled - truth,
+            c->visible_fraction, c->contact_scale_own, 100 * (c->contact_scale - 1));
   }
 }
 

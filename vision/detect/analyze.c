@@ -337,7 +337,7 @@ static vis_overlap *add_overlap(vis_result *res, const int *index, int i, int j,
 /* scale: the table's where they meet (vis__local_scale). */
 static bool reaches_into(const vis_settings *s, double corner_mm, double scale, vis_carpet *cp,
                          const vis_rect *card, int card_index, int type, double *depth) {
-  *depth = vis__rect_contact_depth_at(&cp->rect, card, corner_mm, scale);
+  *depth = vis_rect_contact_depth_at(&cp->rect, card, corner_mm, scale);
   if (tp_contact_lies_on(*depth, s->contact_depth_mm)) return true;
   vis__note_contact_doubt(s, *depth, card_index, type, cp);
   return false;
@@ -431,16 +431,12 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
 /* The table's scale for each carpet's contacts (vis__local_scale of the
  * apparent scales of the carpets vis__scale_measurable picks: any object
  * accepted before a carpet, on top or a card all but a sliver of which
- * showed, may cover it); NaN for cards. false: out of memory. */
+ * showed, may cover it) in scale[]; own[]: its own apparent scale (NaN:
+ * not measured); NaN for cards. false: out of memory. */
 static bool carpet_scales(const vis_analyzer *an, const vis__table *t, const vis__object *obj,
-                          int n_obj, double *scale) {
+                          int n_obj, double *own, double *scale) {
   vis__outline *o = malloc(sizeof *o * ((size_t)n_obj + 1));
-  double *own = malloc(sizeof *own * ((size_t)n_obj + 1));
-  if (!o || !own) {
-    free(o);
-    free(own);
-    return false;
-  }
+  if (!o) return false;
   for (int i = 0; i < n_obj; i++)
     o[i] = (vis__outline){rect_to_mm(t, &obj[i].r_px), an->tpl[obj[i].face].kind == VIS__FACE_TYPE,
                           true};
@@ -451,7 +447,6 @@ static bool carpet_scales(const vis_analyzer *an, const vis__table *t, const vis
   for (int i = 0; i < n_obj; i++)
     scale[i] = o[i].card ? NAN : vis__local_scale(own, n_obj, i);
   free(o);
-  free(own);
   return true;
 }
 
@@ -524,15 +519,18 @@ static tp_status build_result(const vis_analyzer *an, const vis__table *t,
       c->visible_fraction = visible;
     }
   }
-  double *scale = malloc(sizeof *scale * ((size_t)n_obj + 1));
-  if (!scale || !carpet_scales(an, t, obj, n_obj, scale)) {
+  double *scale = malloc(sizeof *scale * (2 * (size_t)n_obj + 1)), *own = scale + n_obj;
+  if (!scale || !carpet_scales(an, t, obj, n_obj, own, scale)) {
     free(scale);
     free(index);
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the result");
   }
   for (int i = 0; i < n_obj; i++)
-    if (an->tpl[obj[i].face].kind != VIS__FACE_TYPE)
+    if (an->tpl[obj[i].face].kind != VIS__FACE_TYPE) {
+      res->carpets[index[i]].contact_scale = scale[i];
+      res->carpets[index[i]].contact_scale_own = isfinite(own[i]);
       stack_carpet(an, t, obj, n_obj, i, index, scale[i], res);
+    }
   free(scale);
   free(index);
   return TP_OK;

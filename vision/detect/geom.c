@@ -108,8 +108,8 @@ double vis_rect_contact_depth(const vis_rect *a, const vis_rect *b, double corne
                                        (const double(*)[2])cb, corner_mm);
 }
 
-double vis__rect_contact_depth_at(const vis_rect *a, const vis_rect *b, double corner_mm,
-                                  double scale) {
+double vis_rect_contact_depth_at(const vis_rect *a, const vis_rect *b, double corner_mm,
+                                 double scale) {
   vis_rect sa = *a, sb = *b;
   sa.w *= scale, sa.h *= scale, sb.w *= scale, sb.h *= scale;
   return vis_rect_contact_depth(&sa, &sb, corner_mm * scale) / scale;

@@ -633,6 +633,7 @@ typedef struct {
   vis__template *tpl; /* carpets, backs and patches (lab shared, not owned) */
   int n_tpl;
   double *scale; /* per object: the table's scale for its contacts (carpets) */
+  double *own_scale; /* per object: a carpet's own apparent scale, NaN: not measured */
   ref_obj *obj; /* ref->n slots, then the carpets */
   int n_obj;
   unchanged_cards unchanged; /* where a card as at layout shows */
@@ -1694,7 +1695,7 @@ static double contact_depth(const frame *fr, int a, int b) {
   vis_rect ra = rect_px_to_mm(fr->t, &fr->obj[a].o.r_px),
            rb = rect_px_to_mm(fr->t, &fr->obj[b].o.r_px);
   double scale = fr->scale ? fr->scale[a] : 1;
-  return vis__rect_contact_depth_at(&ra, &rb, vis__analyzer_deck(fr->an)->corner_mm, scale);
+  return vis_rect_contact_depth_at(&ra, &rb, vis__analyzer_deck(fr->an)->corner_mm, scale);
 }
 
 /* The table's scale for each carpet's contacts (vis__local_scale of the
@@ -1725,7 +1726,7 @@ static void frame_scales(frame *fr) {
   for (int i = 0; i < fr->n_obj; i++)
     scale[i] = fr->obj[i].card ? 1 : vis__local_scale(own, fr->n_obj, i);
   free(o);
-  free(own);
+  fr->own_scale = own;
   fr->scale = scale;
 }
 
@@ -2246,8 +2247,12 @@ static tp_status build_result(const frame *fr, vis_result *res, tp_error *err) {
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the result");
   }
   res->n_carpets = n_cp;
-  for (int i = fr->ref->n; i < n; i++)
-    carpet_result(fr, i, &res->carpets[i - fr->ref->n]);
+  for (int i = fr->ref->n; i < n; i++) {
+    vis_carpet *cp = &res->carpets[i - fr->ref->n];
+    carpet_result(fr, i, cp);
+    cp->contact_scale = fr->scale ? fr->scale[i] : 1;
+    cp->contact_scale_own = fr->own_scale && isfinite(fr->own_scale[i]);
+  }
   const vis_settings *vs = vis__analyzer_settings(fr->an);
   pair_evidence ahead;
   evidence_ahead(fr, vs, &ahead);
@@ -2337,6 +2342,7 @@ tp_status vis_analyze_with_reference(vis_analyzer *an, const vis_reference *ref,
   free(acc);
   free(fr.obj);
   free(fr.scale);
+  free(fr.own_scale);
   free(fr.tpl);
   unchanged_free(&fr.unchanged);
   free(fr.changed);

@@ -102,6 +102,11 @@ double vis_rect_overlap_area(const vis_rect *a, const vis_rect *b);
  * (the deck's, vis_deck_corner_mm): tp_rounded_rect_contact_depth
  * (negative: the gap between them). */
 double vis_rect_contact_depth(const vis_rect *a, const vis_rect *b, double corner_mm);
+/* vis_rect_contact_depth of a and b drawn `scale` times their size (and
+ * corner radius) about their centres, in mm of the table as it is: the
+ * depth the analysis decides by, at a carpet's contact_scale. */
+double vis_rect_contact_depth_at(const vis_rect *a, const vis_rect *b, double corner_mm,
+                                 double scale);
 /* True if the point lies inside the rectangle (on the edge counts). */
 bool vis_rect_contains(const vis_rect *r, vis_pt p);
 
@@ -188,6 +193,12 @@ typedef struct {
    * contact depth (it barely touches it, or barely lies on it). */
   bool contact_doubt;
   int contact_doubt_card;
+  /* The table's scale its depths into cards are measured at
+   * (vis_rect_contact_depth_at; 1.004: the table looks 0.4 % larger there
+   * than the markers' mapping says), read from its own face when
+   * contact_scale_own, else the mean of the carpets' that were (or 1). */
+  double contact_scale;
+  bool contact_scale_own;
 } vis_carpet;
 
 /* One overlap between a carpet and a card or another carpet, and which is

@@ -140,10 +140,7 @@ void vis__note_contact_doubt(const vis_settings *s, double depth_mm, int card, i
  * 3000..3149: docs/analyze.md, session 12). A card's or carpet's art
  * shows the scale where it lies: vis__apparent_scale (below) measures it. */
 
-/* vis_rect_contact_depth of a and b drawn `scale` times their size (and
- * corner radius) about their centres, in mm of the table as it is. */
-double vis__rect_contact_depth_at(const vis_rect *a, const vis_rect *b, double corner_mm,
-                                  double scale);
+/* vis_rect_contact_depth_at (vision.h) is the depth at such a scale. */
 /* Within this of any card (by the deck-sized outlines), a carpet's
  * apparent scale is measured: the mapping's scale error moves a depth by
  * under 0.8 % of 100 mm. */
