@@ -33,18 +33,19 @@ static void print_result(const char *name, const vis_result *v) {
   }
   for (int k = 0; k < v->n_carpets; k++) {
     const vis_carpet *c = &v->carpets[k];
-    printf("  carpet %-6s (%4.0f, %4.0f) %5.1f deg visible %.2f on", c->colour,
+    printf("  carpet %-6s (%4.0f, %4.0f) %5.1f deg visible %.2f scale %+.2f %% %s on", c->colour,
            c->rect.center.x, c->rect.center.y, c->rect.angle_deg,
-           c->visible_fraction);
+           c->visible_fraction, 100 * (c->contact_scale - 1),
+           c->contact_scale_own ? "own" : "borrowed");
     for (int j = 0; j < c->n_on_cards; j++)
       printf(" %d", c->on_cards[j]);
     printf(c->uncertain ? " uncertain: %s\n" : "\n", c->reason);
   }
   for (int k = 0; k < v->n_overlaps; k++) {
     const vis_overlap *o = &v->overlaps[k];
-    printf("  overlap carpet %d %s %s %d: %.0f mm^2, %s, confidence %.2f%s\n",
+    printf("  overlap carpet %d %s %s %d: %.0f mm^2 (%.2f mm deep), %s, confidence %.2f%s\n",
            o->carpet, o->carpet_on_top ? "over" : "under",
-           o->other_is_carpet ? "carpet" : "card", o->other, o->area_mm2,
+           o->other_is_carpet ? "carpet" : "card", o->other, o->area_mm2, o->depth_mm,
            o->carpet_on_top ? "carpet on top" : "other on top", o->confidence,
            o->uncertain ? " uncertain" : "");
   }
