@@ -778,6 +778,35 @@ static void test_source_ended(void **state) {
   free(s2.log);
 }
 
+/* A carpet that slid under the layout and reaches into another card by a
+ * sliver (DEV games 4:682 round 1 flight 1 and 2:661 round 3 flight 1: a
+ * carpet under three cards seen surely on a fourth by 8 and 18 mm^2;
+ * truth: on none): red lies over card 1's place, under card 1 (the eyes
+ * saw the card on top; `below`) or on it, and the eyes say it lies on
+ * card 2, which it does not reach at its reference place. Below, that is
+ * as unsure as a doubted contact: the players leave card 2, so red did
+ * not lie on it. On card 1, red's claim of card 2 stands (the players are
+ * told to take it). */
+static void test_sliver_under_layout(void **state) {
+  (void)state;
+  for (int below = 0; below < 2; below++) {
+    sink s = {0};
+    wch *w = three_player_game(&s);
+    wch_obs o = first_flight(190, 90, below ? 2 : 1);
+    wch_carpet_obs *red = &o.carpets[2];
+    if (!below) red->on_cards[red->n_on_cards++] = 2;
+    observe(w, &o);
+    assert_non_null(strstr(s.log, below ? "red=2\n" : "red=1,2\n"));
+    wch_obs rest = layout_except((const int[]){0, 4, below ? -1 : 1, -1});
+    observe(w, &rest);
+    assert_int_equal(count_kind(&s, "card_left_by_players"), below);
+    assert_int_equal(count_kind(&s, "claimed_card_left"), !below);
+    if (below) assert_non_null(strstr(s.log, "flight blue=0 green=4 red=-\n"));
+    wch_destroy(w);
+    free(s.log);
+  }
+}
+
 /* Blue (thrown first) on card 0, red (thrown last) on card 1 and maybe on
  * card 0: the eyes cannot tell there, blue hides where red meets card 0.
  * unsure: whether red's overlap with card 0 is uncertain (barely: only
@@ -1431,6 +1460,7 @@ int main(void) {
       cmocka_unit_test(test_left_where_unsure),
       cmocka_unit_test(test_last_flight_taking),
       cmocka_unit_test(test_source_ended),
+      cmocka_unit_test(test_sliver_under_layout),
       cmocka_unit_test(test_assumed_answer),
       cmocka_unit_test(test_throw_order_under),
       cmocka_unit_test(test_said_counts),

@@ -824,6 +824,30 @@ static bool under_earlier_carpet(const wch *w, const wch_obs *obs, int c) {
   return false;
 }
 
+/* How far (mm^2) the carpet reaches into the card at its reference place. */
+static double reach_mm2(const wch *w, const wch_carpet_obs *cp,
+                        const wch__card *r) {
+  return wch__rect_overlap(cp->x_mm, cp->y_mm, cp->angle_deg, w->cfg.carpet_mm,
+                           r->x, r->y, r->angle, w->cfg.card_mm);
+}
+
+/* The carpet lies under a card this frame shows: it overlaps the card's
+ * place by more than a covered card counts, and the eyes saw the card on
+ * top there (it is not one of on_cards). */
+static bool under_a_card(const wch *w, const wch__known *kn,
+                         const wch_obs *obs, const matching *m,
+                         const wch_carpet_obs *cp) {
+  for (int i = 0; i < obs->n_cards; i++) {
+    if (m->ref_of_obs[i] < 0) continue;
+    bool on = false;
+    for (int j = 0; j < cp->n_on_cards; j++) on |= cp->on_cards[j] == i;
+    if (!on && reach_mm2(w, cp, &kn->ref[m->ref_of_obs[i]]) >
+                   w->cfg.min_overlap_mm2)
+      return true;
+  }
+  return false;
+}
+
 /* The game's cards each carpet of the observation lies on. Where the eyes
  * cannot tell whether it lies above a card (another carpet hides where
  * they meet), the throw order can: a carpet that slid under one thrown
@@ -841,12 +865,18 @@ static void carpet_cards(const wch *w, const wch__known *kn,
   *unsure = 0;
   if (off_table(w, cp)) return;
   bool slid_under = under_earlier_carpet(w, obs, c);
+  bool below_cards = under_a_card(w, kn, obs, m, cp);
   for (int j = 0; j < cp->n_on_cards; j++) {
     int i = cp->on_cards[j];
     if (i < 0 || i >= obs->n_cards || m->ref_of_obs[i] < 0) continue;
     if (slid_under && cp->on_uncertain[j] && !cp->on_barely[j]) continue;
-    int id = kn->ref[m->ref_of_obs[i]].id;
-    if (cp->on_uncertain[j] && id >= 0 && id < 64) *unsure |= (uint64_t)1 << id;
+    const wch__card *r = &kn->ref[m->ref_of_obs[i]];
+    /* a carpet that slid under cards of the layout reaching into another
+     * by a sliver: as unsure as a contact the eyes doubt */
+    bool sliver = below_cards && reach_mm2(w, cp, r) < w->cfg.min_overlap_mm2;
+    int id = r->id;
+    if ((cp->on_uncertain[j] || sliver) && id >= 0 && id < 64)
+      *unsure |= (uint64_t)1 << id;
     ids[(*n_ids)++] = id;
   }
   /* a card this frame does not show at all lies under something: the
