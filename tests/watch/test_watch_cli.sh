@@ -304,4 +304,28 @@ for kind in barely_on uncertain_on; do
 done
 grep -q '"kind": *"card_taken_under_carpet"' "$T/barely_on.ev" && fail "a card red barely reaches into was taken off by the throw order"
 grep -q '"kind": *"card_taken_under_carpet"' "$T/uncertain_on.ev" || fail "a hidden place: the throw order did not decide"
+# 13. a carpet that slid under cards of the layout and reaches into another
+# by a sliver (DEV games 4:682 round 1 flight 1, 2:661 round 3 flight 1):
+# in round 1 flight 3 blue (truth: on no card) lies over card 9's place, the
+# eyes seeing card 9 on top, and they say it lies on card 10, which it does
+# not reach. Nobody won card 10, so the players leave it: blue did not lie
+# on it, the flight is resolved again without it, and the game ends as the
+# truth (card 10 goes in flight 4).
+grep -q '^flight blue=- green=0 red=0$' "$T/g/truth.transcript" || fail "simulated game 7 changed: pick another flight"
+cat >"$T/sliver.awk" <<'AWK'
+/"colour":"blue"[^}]*"on_cards":\[\]/ && match($0, /"id":[0-9]+,"type":"[a-z-]+","center_mm":\[290,350\]/) {
+  at = substr($0, RSTART + 5) + 0  # card 10 (at 290,350): its index in this frame
+  spoilt += sub(/"colour":"blue","center_mm":\[[^]]*\],"angle_deg":[-0-9.e+]+,"on_cards":\[\]/,
+                "\"colour\":\"blue\",\"center_mm\":[190,350],\"angle_deg\":90,\"on_cards\":[" at "]")
+}
+{ print }
+END { if (!spoilt) exit 1 }
+AWK
+awk -f "$T/sliver.awk" "$T/g/obs.jsonl" >"$T/sliver.jsonl" || fail "nothing spoilt"
+expect_exit 0 "$TEPPICH" watch --observations "$T/sliver.jsonl" --players $P --fast \
+  --answers "$T/g/answers.txt" --transcript "$T/sliver.t" --events "$T/sliver.ev"
+expect_out "^Round 1, flight 3: ben takes the palace"
+grep -q '"kind": *"card_left_by_players"' "$T/sliver.ev" || fail "a card blue reaches by a sliver from under the layout stayed claimed"
+grep '^flight\|^reveal\|^lamps' "$T/sliver.t" >"$T/a"
+cmp -s "$T/a" "$T/b" || fail "a sliver under the layout: the game differs from the truth"
 finish
