@@ -242,6 +242,16 @@ static void test_strip_under_carpet(void **state) {
   free_deck(&d);
 }
 
+/* Card C (face 3), carpet B (6) on it and carpet A (5) on B, as drawn
+ * (p) and as the hypotheses C, B, A. */
+static void carpet_strip_scene(const deck *d, placed p[3], vis_rect hyps[3]) {
+  /* long axes along x: C spans x 159..341, B 269..451, A 289..471 */
+  hyps[0] = card_at(250, 200, 0), hyps[1] = card_at(360, 200, 0), hyps[2] = card_at(380, 200, 0);
+  p[0] = (placed){&d->img[3], hyps[0], false, 1};
+  p[1] = (placed){&d->img[6], hyps[1], false, 1};
+  p[2] = (placed){&d->img[5], hyps[2], false, 1};
+}
+
 /* Carpet B lies on card C and carpet A on B, hiding all of B but a 10 mm
  * strip over C; C shows 60 %. C's face explains more samples than B's
  * strip, but accepted before B it would claim the strip and B would be
@@ -251,10 +261,9 @@ static void test_carpet_strip_on_card(void **state) {
   (void)state;
   deck d;
   make_deck(&d);
-  /* long axes along x: C spans x 159..341, B 269..451, A 289..471 */
-  vis_rect c = card_at(250, 200, 0), b = card_at(360, 200, 0), a = card_at(380, 200, 0);
-  placed p[3] = {{&d.img[3], c, false, 1}, {&d.img[6], b, false, 1}, {&d.img[5], a, false, 1}};
-  vis_rect hyps[3] = {c, b, a};
+  placed p[3];
+  vis_rect hyps[3];
+  carpet_strip_scene(&d, p, hyps);
   vis__table t;
   vis__object *obj;
   int n = match_scene(&d, p, 3, hyps, 3, N_FACES, &t, &obj);
@@ -277,14 +286,14 @@ static void test_looks_ahead(void **state) {
   (void)state;
   deck d;
   make_deck(&d);
-  vis_rect c = card_at(250, 200, 0), b = card_at(360, 200, 0), a = card_at(380, 200, 0);
-  placed p[3] = {{&d.img[3], c, false, 1}, {&d.img[6], b, false, 1}, {&d.img[5], a, false, 1}};
-  vis_rect hyps[3] = {c, b, a};
+  placed p[3];
+  vis_rect hyps[3];
+  carpet_strip_scene(&d, p, hyps);
   vis__table t;
   vis__object *plain;
   int n = match_scene(&d, p, 3, hyps, 3, N_FACES, &t, &plain);
   assert_int_equal(n, 3);
-  vis_rect some[3] = {c, card_at(300, 150, 45), a};
+  vis_rect some[3] = {hyps[0], card_at(300, 150, 45), hyps[2]};
   for (int threads = 1; threads <= 3; threads += 2) {
     vis__match_ahead *ahead = NULL;
     vis__match_ahead_make(&t, d.tpl, N_FACES, some, 3, &params, threads, &ahead);

@@ -145,6 +145,16 @@ tp_status wch_obs_parse_json(const char *text, size_t len, const char *name,
   return st;
 }
 
+/* The cards of c->on_cards whose flag is set, as the array `name` of j
+ * (left out when none is). */
+static void add_flagged_cards(cJSON *j, const char *name, const wch_carpet_obs *c,
+                              const bool *flag) {
+  int ids[WCH_MAX_OBS_CARDS], n = 0;
+  for (int k = 0; k < c->n_on_cards; k++)
+    if (flag[k]) ids[n++] = c->on_cards[k];
+  if (n) cJSON_AddItemToObject(j, name, cJSON_CreateIntArray(ids, n));
+}
+
 char *wch_obs_to_json(const wch_obs *obs) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "frame", (double)obs->frame);
@@ -174,18 +184,8 @@ char *wch_obs_to_json(const wch_obs *obs) {
     cJSON_AddNumberToObject(j, "angle_deg", c->angle_deg);
     cJSON_AddItemToObject(j, "on_cards",
                           cJSON_CreateIntArray(c->on_cards, c->n_on_cards));
-    int unsure[WCH_MAX_OBS_CARDS], n_unsure = 0;
-    for (int k = 0; k < c->n_on_cards; k++)
-      if (c->on_uncertain[k]) unsure[n_unsure++] = c->on_cards[k];
-    if (n_unsure)
-      cJSON_AddItemToObject(j, "uncertain_on",
-                            cJSON_CreateIntArray(unsure, n_unsure));
-    int barely[WCH_MAX_OBS_CARDS], n_barely = 0;
-    for (int k = 0; k < c->n_on_cards; k++)
-      if (c->on_barely[k]) barely[n_barely++] = c->on_cards[k];
-    if (n_barely)
-      cJSON_AddItemToObject(j, "barely_on",
-                            cJSON_CreateIntArray(barely, n_barely));
+    add_flagged_cards(j, "uncertain_on", c, c->on_uncertain);
+    add_flagged_cards(j, "barely_on", c, c->on_barely);
     if (c->n_under)
       cJSON_AddItemToObject(j, "under",
                             cJSON_CreateIntArray(c->under, c->n_under));

@@ -1191,7 +1191,7 @@ enum { SHOWS_NO_CARD, SHOWS_CARD, SHOWS_POOR_CARD };
 
 /* Under a lamp's glare the frame and picture are lifted toward white
  * unevenly, and the best face's single gain and offset cannot follow: a
- * fully visible card 25-50 mm from a strong spot showed no card frame so
+ * fully visible card 25-50 mm from a strong spot showed no card frame
  * and was lost (tuning hard 3031, 3038, 3039, 3044, 3097; on 3044 the
  * hypothesis at the true pose explained 0.80 and its frame less than
  * the test's 0.85). When the frame under h's face shows a smooth lift
