@@ -922,6 +922,56 @@ static void test_confirm_corrects(void **state) {
   free(s.log);
 }
 
+/* Red on card 5 and, as each frame measures it, on card 6 or not: 's'
+ * surely on it, 'o' surely not (beyond the pose error), 'b' barely
+ * missing it (barely_off) and 'B' barely reaching into it (barely_on). */
+static wch_obs red_by_card6(char how) {
+  wch_obs o = first_flight(240, 220, 5);
+  wch_carpet_obs *red = &o.carpets[2];
+  if (how == 'b') red->barely_off[red->n_barely_off++] = 6;
+  if (how == 's' || how == 'B') {
+    red->on_barely[red->n_on_cards] = red->on_uncertain[red->n_on_cards] = how == 'B';
+    red->on_cards[red->n_on_cards++] = 6;
+  }
+  return o;
+}
+
+/* The second look: where frames measured red's depth into card 6 within
+ * the pose error (barely on or off) and others beyond it, the sure ones
+ * decide, however many the doubting ones (DEV game 4:697 round 4 flight
+ * 2: yellow 0.0 mm into the palace in the announced and the last frame,
+ * 0.64 mm in the middle one; truth: on). When all doubt, or all are sure,
+ * the majority decides as before. `frames`: the announced frame and the
+ * two after it. */
+static void test_confirm_barely(void **state) {
+  (void)state;
+  const struct {
+    const char *frames;
+    bool on, corrected;
+  } cases[] = {
+      {"bsb", true, true},   {"sbb", true, false}, {"obB", false, false},
+      {"bbb", false, false}, {"BBb", true, false}, {"oss", true, true},
+      {"bBB", true, true},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    sink s = {0};
+    tp_error err;
+    wch *w = three_player_game(&s);
+    wch_obs o = red_by_card6(cases[i].frames[0]);
+    observe(w, &o);
+    for (int f = 1; f < 3; f++) {
+      o = red_by_card6(cases[i].frames[f]);
+      assert_int_equal(wch_confirm(w, &o, NULL, &err), TP_OK);
+    }
+    /* a correction rewrites the flight line */
+    assert_true((strstr(s.log, "flight blue=0 green=4 red=5,6\n") != NULL) == cases[i].on);
+    assert_true((strstr(s.log, "flight blue=0 green=4 red=5\n") != NULL) == !cases[i].on);
+    assert_int_equal(wch_corrections(w), cases[i].corrected);
+    wch_destroy(w);
+    free(s.log);
+  }
+}
+
 /* A contest announced from a frame that saw red on blue's card too; the
  * two frames after see red only on its own card: the contest goes, and
  * so does its question. An answer ends the second look. */
@@ -1336,6 +1386,7 @@ static void test_fuzz(void **state) {
   o.carpets[1].on_barely[1] = true;
   o.carpets[1].n_on_cards = 2;
   o.carpets[1].under[o.carpets[1].n_under++] = 0;
+  o.carpets[0].barely_off[o.carpets[0].n_barely_off++] = 1; /* red misses card 1 */
   char *good = wch_obs_to_json(&o);
   size_t n = strlen(good);
   char *buf = malloc(n + 1);
@@ -1348,7 +1399,14 @@ static void test_fuzz(void **state) {
   assert_true(back.carpets[1].on_barely[1] && !back.carpets[1].on_barely[0]);
   assert_int_equal(back.carpets[1].n_under, 1);
   assert_int_equal(back.carpets[1].under[0], 0);
+  assert_int_equal(back.carpets[0].n_barely_off, 1);
+  assert_int_equal(back.carpets[0].barely_off[0], 1);
+  assert_int_equal(back.carpets[1].n_barely_off, 0);
   const char *bad_stacking[] = {
+      "{\"cards\":[{\"center_mm\":[1,2]}],\"carpets\":[{\"colour\":\"red\","
+      "\"center_mm\":[1,2],\"on_cards\":[],\"barely_off\":[1]}]}",
+      "{\"cards\":[{\"center_mm\":[1,2]}],\"carpets\":[{\"colour\":\"red\","
+      "\"center_mm\":[1,2],\"on_cards\":[],\"barely_off\":[\"0\"]}]}",
       "{\"cards\":[{\"center_mm\":[1,2]}],\"carpets\":[{\"colour\":\"red\","
       "\"center_mm\":[1,2],\"on_cards\":[0],\"uncertain_on\":[1]}]}",
       "{\"cards\":[{\"center_mm\":[1,2]}],\"carpets\":[{\"colour\":\"red\","
@@ -1466,6 +1524,7 @@ int main(void) {
       cmocka_unit_test(test_said_counts),
       cmocka_unit_test(test_said_genies_and_returned),
       cmocka_unit_test(test_confirm_corrects),
+      cmocka_unit_test(test_confirm_barely),
       cmocka_unit_test(test_confirm_contest),
       cmocka_unit_test(test_confirm_resumed),
       cmocka_unit_test(test_fuzz_resume),

@@ -827,6 +827,20 @@ static void note_stacking(const vis_overlap *ov, const int *obs_of,
   if (cl->n_under < WCH_MAX_OBS_CARPETS) cl->under[cl->n_under++] = top;
 }
 
+/* A card the carpet barely misses (its depth within the pose error of
+ * lying on it, taken as not on): the second look weighs that frame's
+ * word on the card less than a sure one's (confirm.c). */
+static void note_barely_off(const vis_carpet *c, const int *obs_of, int n_cards,
+                            wch_carpet_obs *o) {
+  int i_card = c->contact_doubt ? c->contact_doubt_card : -1;
+  if (i_card < 0 || i_card >= n_cards || i_card >= VIS_MAX_CARDS_IN_OBS ||
+      obs_of[i_card] < 0)
+    return;
+  for (int k = 0; k < c->n_on_cards; k++)
+    if (c->on_cards[k] == i_card) return; /* taken as on: on_barely */
+  o->barely_off[o->n_barely_off++] = obs_of[i_card];
+}
+
 /* The analysis as the controller's observation. Against the reference
  * (lr not NULL) the cards are its slots, named by id: a removed slot is
  * left out, and so is a card that is neither visible nor under a carpet
@@ -878,6 +892,7 @@ static void to_obs(const vis_result *r, const layout_ref *lr, int64_t frame,
       o->on_uncertain[o->n_on_cards] = o->on_barely[o->n_on_cards] = barely;
       o->on_cards[o->n_on_cards++] = obs_of[i_card];
     }
+    note_barely_off(c, obs_of, r->n_cards, o);
   }
   for (int k = 0; k < r->n_overlaps; k++)
     note_stacking(&r->overlaps[k], obs_of, r->n_cards, obs);

@@ -856,14 +856,23 @@ static bool under_a_card(const wch *w, const wch__known *kn,
  * reaches into the card (on_barely: the place is seen, its depth is within
  * the pose error), the throw order tells nothing: it stays on, unsure
  * (DEV game 3:671 round 1 flight 3: red 0.2 mm into the camel bazaar, seen
- * under green by a 45 mm^2 sliver, lost the card; truth: on). */
+ * under green by a 45 mm^2 sliver, lost the card; truth: on). `barely`
+ * gets the cards whose contact the frame measured within the pose error
+ * (on_barely and barely_off). */
 static void carpet_cards(const wch *w, const wch__known *kn,
                          const wch_obs *obs, const matching *m, int c,
-                         int *ids, int *n_ids, uint64_t *unsure) {
+                         int *ids, int *n_ids, uint64_t *unsure,
+                         uint64_t *barely) {
   const wch_carpet_obs *cp = &obs->carpets[c];
   *n_ids = 0;
-  *unsure = 0;
+  *unsure = *barely = 0;
   if (off_table(w, cp)) return;
+  for (int j = 0; j < cp->n_barely_off; j++) {
+    int i = cp->barely_off[j];
+    int id = i >= 0 && i < obs->n_cards && m->ref_of_obs[i] >= 0
+                 ? kn->ref[m->ref_of_obs[i]].id : -1;
+    if (id >= 0 && id < 64) *barely |= (uint64_t)1 << id;
+  }
   bool slid_under = under_earlier_carpet(w, obs, c);
   bool below_cards = under_a_card(w, kn, obs, m, cp);
   for (int j = 0; j < cp->n_on_cards; j++) {
@@ -877,6 +886,7 @@ static void carpet_cards(const wch *w, const wch__known *kn,
     int id = r->id;
     if ((cp->on_uncertain[j] || sliver) && id >= 0 && id < 64)
       *unsure |= (uint64_t)1 << id;
+    if (cp->on_barely[j] && id >= 0 && id < 64) *barely |= (uint64_t)1 << id;
     ids[(*n_ids)++] = id;
   }
   /* a card this frame does not show at all lies under something: the
@@ -900,10 +910,11 @@ static void landings_matched(const wch *w, const wch__known *kn,
   for (int k = 0; k < n_order; k++) {
     snprintf(out->colour[k], FT_NAME_MAX, "%s", order[k]);
     out->n_cards[k] = 0;
-    out->unsure[k] = 0;
+    out->unsure[k] = out->barely[k] = 0;
     for (int c = 0; c < obs->n_carpets; c++)
       if (!strcmp(obs->carpets[c].colour, order[k]))
-        carpet_cards(w, kn, obs, m, c, out->cards[k], &out->n_cards[k], &out->unsure[k]);
+        carpet_cards(w, kn, obs, m, c, out->cards[k], &out->n_cards[k],
+                     &out->unsure[k], &out->barely[k]);
   }
 }
 
@@ -931,8 +942,8 @@ static void note_last_seen(wch *w, const wch_obs *obs, const matching *m) {
     if (!stayed(ls, cp)) ls->n_sure = 0;
     ls->seen = true;
     ls->x = cp->x_mm, ls->y = cp->y_mm, ls->angle = cp->angle_deg;
-    uint64_t unsure;
-    carpet_cards(w, &kn, obs, m, c, ls->cards, &ls->n_cards, &unsure);
+    uint64_t unsure, barely;
+    carpet_cards(w, &kn, obs, m, c, ls->cards, &ls->n_cards, &unsure, &barely);
     for (int j = 0; j < ls->n_cards; j++) {
       int id = ls->cards[j];
       bool doubted = id >= 0 && id < 64 && (unsure >> id & 1);
@@ -974,6 +985,7 @@ static void keep_hidden_landings(const wch *w, const wch_obs *obs,
     const wch__last_seen *ls = &w->landed_last[k];
     memcpy(l->cards[i], ls->cards, (size_t)ls->n_cards * sizeof ls->cards[0]);
     l->n_cards[i] = ls->n_cards;
+    l->barely[i] = 0; /* not this frame's measurement */
   }
 }
 
@@ -1020,6 +1032,7 @@ static void keep_sure_landings(const wch *w, const wch__known *kn,
           !card_under_later(w, kn, obs, k, id) || l->n_cards[i] >= FT_MAX_CARDS)
         continue;
       l->cards[i][l->n_cards[i]++] = id;
+      if (id >= 0 && id < 64) l->barely[i] &= ~((uint64_t)1 << id); /* kept as sure */
     }
   }
 }

@@ -97,10 +97,28 @@ static tp_status mark_on_cards(const cJSON *c, const char *field,
   return TP_OK;
 }
 
+/* Card indices of the carpet's list `field` (not of on_cards) into
+ * ids/n. */
+static tp_status card_list(const cJSON *c, const char *field, int n_cards,
+                           int *ids, int *n, const char *name, tp_error *err) {
+  const cJSON *v;
+  cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(c, field)) {
+    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble >= n_cards ||
+        *n == WCH_MAX_OBS_CARDS) {
+      char why[64];
+      snprintf(why, sizeof why, "%s: not an index of cards", field);
+      return bad(name, why, err);
+    }
+    ids[(*n)++] = (int)v->valuedouble;
+  }
+  return TP_OK;
+}
+
 /* Written by watch: carpets[].uncertain_on (cards of on_cards the eyes are
  * not sure the carpet lies above), carpets[].barely_on (those of them it
- * only barely reaches into: uncertain too) and carpets[].under (carpets
- * lying on top of it). Read after all carpets, as they name each other. */
+ * only barely reaches into: uncertain too), carpets[].barely_off (cards it
+ * barely misses, taken as not on) and carpets[].under (carpets lying on
+ * top of it). Read after all carpets, as they name each other. */
 static tp_status parse_stacking(const cJSON *arr, const char *name,
                                 wch_obs *out, tp_error *err) {
   const cJSON *c, *v;
@@ -109,6 +127,9 @@ static tp_status parse_stacking(const cJSON *arr, const char *name,
     wch_carpet_obs *o = &out->carpets[i++];
     tp_status st = mark_on_cards(c, "uncertain_on", o, o->on_uncertain, name, err);
     if (st == TP_OK) st = mark_on_cards(c, "barely_on", o, o->on_barely, name, err);
+    if (st == TP_OK)
+      st = card_list(c, "barely_off", out->n_cards, o->barely_off,
+                     &o->n_barely_off, name, err);
     if (st != TP_OK) return st;
     for (int j = 0; j < o->n_on_cards; j++)
       o->on_uncertain[j] |= o->on_barely[j];
@@ -186,6 +207,9 @@ char *wch_obs_to_json(const wch_obs *obs) {
                           cJSON_CreateIntArray(c->on_cards, c->n_on_cards));
     add_flagged_cards(j, "uncertain_on", c, c->on_uncertain);
     add_flagged_cards(j, "barely_on", c, c->on_barely);
+    if (c->n_barely_off)
+      cJSON_AddItemToObject(j, "barely_off",
+                            cJSON_CreateIntArray(c->barely_off, c->n_barely_off));
     if (c->n_under)
       cJSON_AddItemToObject(j, "under",
                             cJSON_CreateIntArray(c->under, c->n_under));

@@ -67,6 +67,10 @@ typedef struct {
   /* per on_cards entry: uncertain only because it barely reaches into the
    * card (within the pose error); no other carpet hides where they meet */
   bool on_barely[WCH_MAX_OBS_CARDS];
+  /* cards (indices into cards) the carpet barely misses: its depth into
+   * them is within the pose error of lying on them, taken as not on */
+  int n_barely_off;
+  int barely_off[WCH_MAX_OBS_CARDS];
   /* carpets of this observation (indices) seen lying on top of this one */
   int n_under;
   int under[WCH_MAX_OBS_CARPETS];

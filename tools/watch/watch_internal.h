@@ -40,6 +40,10 @@ typedef struct {
   /* bit `id` (card ids are below 64): the eyes were not sure this carpet
    * lies on that card (wch_carpet_obs.on_uncertain) */
   uint64_t unsure[FT_MAX_CARPETS];
+  /* bit `id`: the frame measured the carpet's depth into that card within
+   * the pose error of lying on it (on_barely or barely_off): it was not
+   * sure whether the carpet lies on it or not */
+  uint64_t barely[FT_MAX_CARPETS];
 } wch__landings;
 
 /* Where a carpet of the flight being thrown lay when a frame last showed
@@ -164,6 +168,10 @@ struct wch {
   int confirm_frames; /* frames that voted after the announced one */
   int vote_seen[FT_MAX_CARPETS]; /* frames showing landing k's carpet */
   unsigned char votes[FT_MAX_CARPETS][FT_DECK_SIZE]; /* ... on card id */
+  /* of those frames, the ones that were not sure of the contact (barely),
+   * and of these the ones that took the carpet as lying on the card */
+  unsigned char doubted[FT_MAX_CARPETS][FT_DECK_SIZE];
+  unsigned char doubted_on[FT_MAX_CARPETS][FT_DECK_SIZE];
   int corrections; /* flights corrected on a second look, whole game */
   /* the last commentary lines (a ring; n_said counts all ever said) */
   int n_said;
