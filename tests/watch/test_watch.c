@@ -807,6 +807,57 @@ static void test_sliver_under_layout(void **state) {
   }
 }
 
+/* Adds a carpet `colour` seen under the carpet at index `top` of o, `dx`
+ * mm to the right of it and turned by `turn` degrees. */
+static void add_under(wch_obs *o, const char *colour, int top, double dx,
+                      double turn) {
+  const wch_carpet_obs *t = &o->carpets[top];
+  add_carpet(o, colour, t->x_mm + dx, t->y_mm + 4, -1);
+  wch_carpet_obs *c = &o->carpets[o->n_carpets - 1];
+  c->angle_deg = t->angle_deg + turn;
+  c->under[c->n_under++] = top;
+}
+
+/* A carpet the eyes see under a landed one at nearly its place and angle
+ * is a twin of it, not a landing (DEV game 4:699 round 4 flight 2: a
+ * "green", then a "yellow" under red, 6-8 mm from it; taken as yellow's
+ * landing, the flight was resolved before yellow came and lost its card):
+ * blue lands on card 0, a "green" twin under it; green lands on card 4
+ * with a "red" twin under blue; then red lands on card 5. Further from
+ * blue (30 mm) or turned (20 degrees), the carpet under blue slid under
+ * it: it has landed, and the flight is resolved with it. */
+static void test_twin_under_landed(void **state) {
+  (void)state;
+  const struct {
+    double dx, turn;
+    const char *flight;
+  } cases[] = {
+      {6, 0.2, "flight blue=0 green=4 red=5"},
+      {30, 0.2, "flight blue=0 green=4 red=-"},
+      {6, 20, "flight blue=0 green=4 red=-"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    sink s = {0};
+    wch *w = three_player_game(&s);
+    wch_obs o = layout_obs(12);
+    add_carpet(&o, "blue", 90, 90, 0);
+    add_under(&o, "green", 0, cases[i].dx, cases[i].turn);
+    observe(w, &o);
+    o.n_carpets = 1;
+    add_carpet(&o, "green", 90, 220, 4);
+    add_under(&o, "red", 0, cases[i].dx, cases[i].turn);
+    observe(w, &o);
+    bool twin = cases[i].dx < 15 && cases[i].turn < 5;
+    assert_int_equal(wch_get_stage(w), twin ? WCH_WAIT_THROWS : WCH_WAIT_TAKING);
+    o.n_carpets = 2;
+    add_carpet(&o, "red", 190, 220, 5);
+    observe(w, &o);
+    char *line = first_flight_line(w, &s);
+    assert_string_equal(line, cases[i].flight);
+    free(line);
+  }
+}
+
 /* Blue (thrown first) on card 0, red (thrown last) on card 1 and maybe on
  * card 0: the eyes cannot tell there, blue hides where red meets card 0.
  * unsure: whether red's overlap with card 0 is uncertain (barely: only
@@ -1521,6 +1572,7 @@ int main(void) {
       cmocka_unit_test(test_sliver_under_layout),
       cmocka_unit_test(test_assumed_answer),
       cmocka_unit_test(test_throw_order_under),
+      cmocka_unit_test(test_twin_under_landed),
       cmocka_unit_test(test_said_counts),
       cmocka_unit_test(test_said_genies_and_returned),
       cmocka_unit_test(test_confirm_corrects),

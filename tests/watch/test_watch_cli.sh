@@ -349,4 +349,25 @@ expect_exit 0 "$TEPPICH" watch --observations "$T/barely.jsonl" --players $P --f
 expect_out "^Correction: on a second look, round 1, flight 4 goes differently"
 grep '^flight\|^reveal\|^lamps' "$T/barely.t" >"$T/a"
 cmp -s "$T/a" "$T/b" || fail "a frame sure of red on card 10 was outvoted by two at the edge of the pose error"
+# 15. a carpet seen under a landed one at nearly its place is a twin of it,
+# not a landing (DEV game 4:699 round 4 flight 2: a "green", then a
+# "yellow" under red, 6-8 mm from it, resolved the flight before yellow
+# came). In round 1 flight 4, until red lands, the frames show a twin of
+# blue under it (6 mm off, 0.2 degrees): "green", then "red" once green
+# has landed. The flight waits for the real red, and the game ends as the
+# truth (main's binary resolved it with red on no card).
+cat >"$T/twin.awk" <<'AWK'
+/^\{"frame":[0-9]+,"cards":.*"carpets":\[\{"colour":"blue","center_mm":\[329\.3/ && !/"colour":"red"/ {
+  twin = "{\"colour\":\"" (/"colour":"green"/ ? "red" : "green") "\",\"center_mm\":[335,345],\"angle_deg\":180.1,\"on_cards\":[],\"under\":[0]}"
+  if (!sub(/\}\],"moving":true\}$/, "}," twin "],\"moving\":true}")) sub(/\}\]\}$/, "}," twin "]}")
+  spoilt++
+}
+{ print }
+END { if (!spoilt) exit 1 }
+AWK
+awk -f "$T/twin.awk" "$T/g/obs.jsonl" >"$T/twin.jsonl" || fail "nothing spoilt"
+expect_exit 0 "$TEPPICH" watch --observations "$T/twin.jsonl" --players $P --fast \
+  --answers "$T/g/answers.txt" --transcript "$T/twin.t"
+grep '^flight\|^reveal\|^lamps' "$T/twin.t" >"$T/a"
+cmp -s "$T/a" "$T/b" || fail "a twin of blue under it was taken for a landing"
 finish

@@ -784,6 +784,35 @@ static void note_landing(wch *w, const wch_carpet_obs *c, const char **order,
               c->colour, owner_name(w, c->colour));
 }
 
+/* How near (mm, degrees) a carpet seen under a landed one lies to that
+ * one's pose when it is the eyes' twin of it (DEV game 4:699: 6-8 mm and
+ * 0.2 degrees from red, visible 11 %). */
+static const double TWIN_MM = 15, TWIN_DEG = 5;
+
+/* Carpet c, not landed yet, lies under a carpet that has landed, at
+ * nearly that one's place and angle: a carpet thrown later lands on top,
+ * and one sliding under another does not come to rest exactly beneath it,
+ * so this is a second outline the eyes saw of the landed carpet (its
+ * border, a shadow), in whatever colour they guessed (DEV game 4:699
+ * round 4 flight 2: "green", then "yellow", under red, 6-8 mm from it;
+ * taken as yellow's landing, the flight was resolved before yellow came
+ * and lost its card). */
+static bool twin_of_landed(const wch *w, const wch_obs *obs, int c) {
+  const wch_carpet_obs *cp = &obs->carpets[c];
+  if (landed_index(w, cp->colour) >= 0) return false;
+  for (int k = 0; k < cp->n_under; k++) {
+    int b = cp->under[k];
+    if (b < 0 || b >= obs->n_carpets || b == c) continue;
+    const wch_carpet_obs *top = &obs->carpets[b];
+    double turn = fmod(fabs(top->angle_deg - cp->angle_deg), 180);
+    if (landed_index(w, top->colour) >= 0 &&
+        wch__dist(top->x_mm, top->y_mm, cp->x_mm, cp->y_mm) <= TWIN_MM &&
+        fmin(turn, 180 - turn) <= TWIN_DEG)
+      return true;
+  }
+  return false;
+}
+
 /* Lands the carpets seen for the first time, in the expected order when
  * several came down between two still frames. */
 static void note_new_carpets(wch *w, const wch_obs *obs) {
@@ -799,7 +828,7 @@ static void note_new_carpets(wch *w, const wch_obs *obs) {
       w->unknown_warned = true;
       continue;
     }
-    is_new[c] = landed_index(w, col) < 0;
+    is_new[c] = landed_index(w, col) < 0 && !twin_of_landed(w, obs, c);
   }
   for (int k = 0; k < n_order; k++)
     for (int c = 0; c < obs->n_carpets; c++)
