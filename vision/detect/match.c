@@ -1245,8 +1245,14 @@ static int shows_card(const match_ctx *m, const hyp *h, const vis__object *acc, 
     vis__face_fit fa;
     vis__face_fit_measure(m->t, &m->tpl[probe->face], probe, above, n_above, m->claim, n_acc,
                           m->mp->threads, &fa);
+    if (m->mp->log)
+      fprintf(m->mp->log, "hyp at %.0f %.0f: outside the mask, ring off the objects %.3f of %d\n",
+              h->r.center.x, h->r.center.y, fa.ring, fa.ring_n);
     if (fa.ring_n >= 20 && fa.ring < CLEAR_RING) return SHOWS_NO_CARD;
   }
+  if (m->mp->log)
+    fprintf(m->mp->log, "hyp at %.0f %.0f: face fit %.3f of %d worst %.3f ring %.3f of %d\n",
+            h->r.center.x, h->r.center.y, ff.score, ff.n, ff.worst, ff.ring, ff.ring_n);
   if (vis__face_fit_no_card(&ff)) { /* glare, or no card at all */
     vis__object lifted = *probe;
     if (!lift_probe(m, h, &lifted)) return SHOWS_NO_CARD;
@@ -2197,6 +2203,9 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
         if (poor < 0) poor = order[k].i, poor_probe = refined[n], poor_refined = is_refined[n];
       } else { /* cloth or wood, or a card under a carpet not accepted yet
                 * (its face cannot explain the carpet): not now */
+        if (mp->log)
+          fprintf(mp->log, "no card now: hyp %d face %d expl %d valid %d score %.2f (%d accepted)\n",
+                  order[k].i, h->best.face, h->best.explained, h->best.valid, h->best.score, n);
         h->no_card = true;
       }
     }
@@ -2213,6 +2222,10 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
       break;
     }
     vis__object o = H[bi].best;
+    if (mp->log)
+      fprintf(mp->log, "accept %d: hyp %d face %d expl %d valid %d score %.2f at %.0f %.0f %.1f\n", n,
+              bi, o.face, o.explained, o.valid, o.score, o.r_px.center.x, o.r_px.center.y,
+              o.r_px.angle_deg);
     acc[n] = o;
     H[bi].alive = false;
     H[bi].dead = 'a';
