@@ -477,9 +477,7 @@ static tp_status build_result(const vis_analyzer *an, const vis__table *t,
       c->rect = rect_to_mm(t, &o->r_px);
       c->visible_fraction = visible;
       c->type_score = o->score;
-      c->type_margin = o->disc_samples >= 0 ? o->disc_margin
-                       : o->explained ? (double)(o->explained - o->second_explained) / o->explained
-                                      : 0;
+      c->type_margin = vis__type_margin(o);
       c->upside_down = o->flipped; /* relative to the long axis angle */
       vis_rect others[64];
       int n_others = 0;
@@ -496,7 +494,8 @@ static tp_status build_result(const vis_analyzer *an, const vis__table *t,
                  "part of it matches no face of the deck (the %s face explains %.0f %% "
                  "there; is its type missing from the deck?)",
                  vis_type_name(tp->index), 100 * (ff.cells ? ff.worst : ff.score));
-      } else if (o->second_face >= 0 && o->disc_samples >= 0 && o->disc_samples < 15) {
+      } else if (o->second_face >= 0 && o->disc_samples >= 0 &&
+                 o->disc_samples < VIS__TELL_MIN_SAMPLES) {
         c->uncertain = true;
         snprintf(c->reason, VIS_REASON_MAX, "too little shows to tell it from %s",
                  vis_type_name(an->tpl[o->second_face].index));
@@ -909,7 +908,8 @@ tp_status vis__finish_result(vis_result *res, double t0, tp_status st) {
 vis__match_params vis__analyzer_match_params(const vis_analyzer *an,
                                              double tau) {
   vis__match_params mp = {.tau = tau, .min_ratio = 0.6, .step = 2,
-                          .threads = an->s.threads}; /* same result for any number */
+                          .threads = an->s.threads, /* same result for any number */
+                          .type_min_margin = an->s.type_min_margin};
   double card_samples =
       an->deck->card_mm[0] * an->deck->card_mm[1] / (mp.step * mp.step);
   mp.min_explained = (int)(an->s.card_min_visible * card_samples);

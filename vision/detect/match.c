@@ -1578,6 +1578,18 @@ struct vis__match_ahead {
   hyp *h;      /* per look: sampled and scored; vis__match takes it over */
 };
 
+/* The photo's colours: how its cards' faces map to a and b of Lab, the
+ * median gain and offset of the fits of its fully visible cards not seen
+ * under a glare; known with PHOTO_GAIN_CARDS such cards or more. One
+ * face's own gain and offset follow any print's colours: a lamp's blue
+ * face fitted onto a palace's purple shifts a by 5-10 more than the
+ * photo's other cards (tuning hard 3012, 3079), and where the two faces'
+ * print tells too little, that shift still shows. */
+typedef struct {
+  double gain[2], offset[2];
+  bool known;
+} photo_colour;
+
 /* ---- the work shared by the workers: per hypothesis or object,
  * each item writes only its own hyp / object (see parallel.c) ---- */
 
@@ -1592,6 +1604,7 @@ typedef struct {
   const bool *is_refined;
   hyp_rank *edge_rank; /* per hypothesis: its outline's support (x1000) */
   double normal_gain;  /* the photo's gain of L (photo_gain), for settle_type */
+  photo_colour colour; /* the photo's colours (photo_colour_of), for settle_type */
   vis__match_ahead *ahead; /* first looks taken ahead, or NULL */
   const int *look;         /* per hypothesis: its look in ahead, or -1 (NULL: none) */
 } shared_work;
@@ -1761,9 +1774,68 @@ static bool own_stands(const match_ctx *m, const hyp *h, const vis__object *dec,
              : *na - *nb < SETTLE_MIN_MARGIN * *nd || s_win > (1 + SETTLE_MAX_WORSE) * s_own;
 }
 
+/* Face f (turned or not) at h's free samples in the photo's colours pc,
+ * lifted by lf (NULL: none): the residuals in a and b summed, each
+ * sample's capped at tau (something else lying there is no evidence). */
+static double colour_misfit(const match_ctx *m, const hyp *h, int f, bool flipped,
+                            const photo_colour *pc, const lift_field *lf) {
+  vis__object w = {.face = f,
+                   .flipped = flipped,
+                   .gain = {1, pc->gain[0], pc->gain[1]},
+                   .offset = {0, pc->offset[0], pc->offset[1]}};
+  double sum = 0;
+  for (int k = 0; k < h->n; k++) {
+    if (!is_free(m, h->pix[k])) continue;
+    double p[3];
+    predict(m, h, &w, k, lift_at(lf, h, k), p);
+    sum += fmin(fabs(h->lab[3 * k + 1] - p[1]) + fabs(h->lab[3 * k + 2] - p[2]), m->mp->tau);
+  }
+  return sum;
+}
+
+/* A card whose type is in doubt against its runner-up's
+ * (vis__type_in_doubt: too little of their print differs, or it splits
+ * nearly evenly) takes the runner-up's type when that face in the photo's
+ * colours (colour_misfit) misfits COLOUR_MARGIN less; it stays in doubt.
+ * cand: every type face fitted at its pose (n_cand). */
+#define COLOUR_MARGIN 0.2
+static void colour_check(match_ctx *m, const hyp *h, vis__object *o, const vis__object *cand,
+                         int n_cand, const photo_colour *pc, int16_t i) {
+  if (!pc->known || !vis__type_in_doubt(o, m->mp->type_min_margin) ||
+      m->tpl[o->second_face].kind != VIS__FACE_TYPE)
+    return;
+  int other = -1;
+  for (int c = 0; c < n_cand; c++)
+    if (cand[c].face == o->second_face && (other < 0 || cand[c].explained > cand[other].explained))
+      other = c;
+  if (other < 0) return;
+  lift_field lf;
+  for (int c = 0; c < LIFT_CELLS; c++) lf.g[c] = o->lift[o->flipped ? LIFT_CELLS - 1 - c : c];
+  const lift_field *pl = o->lifted ? &lf : NULL;
+  double own = colour_misfit(m, h, o->face, o->flipped, pc, pl);
+  double alt = colour_misfit(m, h, cand[other].face, cand[other].flipped, pc, pl);
+  if (m->mp->log)
+    fprintf(m->mp->log, "object %d: in the photo's colours type %d misfits %.0f, type %d %.0f\n", i,
+            m->tpl[o->face].index, own, m->tpl[cand[other].face].index, alt);
+  if (alt >= (1 - COLOUR_MARGIN) * own) return;
+  vis__object keep = *o;
+  *o = cand[other];
+  o->r_px = keep.r_px;
+  o->total = keep.total;
+  o->valid = keep.valid;
+  o->explained = (int)lround(o->score * keep.valid);
+  o->lifted = keep.lifted;
+  for (int c = 0; c < LIFT_CELLS; c++) o->lift[o->flipped ? LIFT_CELLS - 1 - c : c] = (float)lf.g[c];
+  o->second_face = keep.face;
+  o->second_explained = keep.explained;
+  o->disc_samples = keep.disc_samples;
+  o->disc_margin = keep.disc_margin;
+}
+
 /* The type of accepted card i (*o) settled; normal_gain: the photo's
- * gain of L (photo_gain; 0: unknown). */
-static void settle_type(match_ctx *m, vis__object *o, int16_t i, double normal_gain) {
+ * gain of L (photo_gain; 0: unknown), pc its colours (photo_colour_of). */
+static void settle_type(match_ctx *m, vis__object *o, int16_t i, double normal_gain,
+                        const photo_colour *pc) {
   const vis__template *tp = &m->tpl[o->face];
   if (tp->kind != VIS__FACE_TYPE) return;
   hyp h;
@@ -1840,6 +1912,7 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i, double normal_g
     o->disc_samples = r.run_nd / (m->mp->step * m->mp->step); /* on the matcher's grid */
     o->disc_margin = r.run_nd > 0 ? (double)(r.run_na - r.run_nb) / r.run_nd : 0;
   }
+  colour_check(m, &h, o, cand, n_cand, pc, i);
   m->self = INT16_MAX;
   free_hyp(&h);
 }
@@ -1848,7 +1921,7 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i, double normal_g
  * final claims and writes only its own object). */
 static void settle_item(void *ctx, int worker, int item) {
   shared_work *sw = ctx;
-  settle_type(&sw->w[worker], &sw->acc[item], (int16_t)item, sw->normal_gain);
+  settle_type(&sw->w[worker], &sw->acc[item], (int16_t)item, sw->normal_gain, &sw->colour);
 }
 
 static int by_value(const void *pa, const void *pb) {
@@ -1859,14 +1932,32 @@ static int by_value(const void *pa, const void *pb) {
 /* The photo's gain of L: the median of its cards' (n objects), as the
  * matcher fitted their faces; 0 with fewer than PHOTO_GAIN_CARDS cards. */
 #define PHOTO_GAIN_CARDS 3
+static double median(double *v, int k) {
+  qsort(v, (size_t)k, sizeof *v, by_value);
+  return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
 static double photo_gain(const match_ctx *m, const vis__object *objs, int n) {
   double g[64];
   int k = 0;
   for (int i = 0; i < n && i < 64; i++)
     if (m->tpl[objs[i].face].kind == VIS__FACE_TYPE) g[k++] = objs[i].gain[0];
-  if (k < PHOTO_GAIN_CARDS) return 0;
-  qsort(g, (size_t)k, sizeof *g, by_value);
-  return k % 2 ? g[k / 2] : (g[k / 2 - 1] + g[k / 2]) / 2;
+  return k < PHOTO_GAIN_CARDS ? 0 : median(g, k);
+}
+
+static photo_colour photo_colour_of(const match_ctx *m, const vis__object *objs, int n) {
+  double v[4][64];
+  int k = 0;
+  for (int i = 0; i < n && k < 64; i++) {
+    const vis__object *o = &objs[i];
+    if (m->tpl[o->face].kind != VIS__FACE_TYPE || o->valid < o->total || o->lifted) continue;
+    for (int c = 0; c < 2; c++) v[c][k] = o->gain[1 + c], v[2 + c][k] = o->offset[1 + c];
+    k++;
+  }
+  photo_colour pc = {.known = k >= PHOTO_GAIN_CARDS};
+  for (int c = 0; pc.known && c < 2; c++)
+    pc.gain[c] = median(v[c], k), pc.offset[c] = median(v[2 + c], k);
+  return pc;
 }
 
 /* Cards taken back: the checks made after matching (mp->phantom_cards, at
@@ -1923,6 +2014,7 @@ static bool retract_phantoms(match_ctx *m, shared_work *sw, int threads, hyp *H,
    * failed the card frame test with its matcher's face, a camel bazaar:
    * tuning hard 3072) */
   sw->normal_gain = photo_gain(m, fin, n);
+  sw->colour = photo_colour_of(m, fin, n);
   vis__parallel_for(m->mp->log ? 1 : threads, n, settle_item, sw);
   bool phantom[64] = {false};
   if (rt->rounds >= RETRACT_ROUNDS || !m->mp->phantom_cards ||
@@ -2156,7 +2248,8 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   match_ctx m = workers[0];
   vis__object refined[64];
   bool is_refined[64] = {false};
-  shared_work sw = {workers, H, hyps, kept, rerank, NULL, refined, is_refined, order, 0, ahead, look};
+  shared_work sw = {workers, H, hyps, kept, rerank, NULL, refined, is_refined, order, 0,
+                    {{0, 0}, {0, 0}, false}, ahead, look};
   vis__object fin[64];
   bool refined_all = false;
   retraction rt = {0};
@@ -2265,6 +2358,7 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
     vis__parallel_for(threads, n, refine_item, &sw);
     /* with a debugging log, one worker: its lines in the objects' order */
     sw.normal_gain = photo_gain(&m, acc, n);
+    sw.colour = photo_colour_of(&m, acc, n);
     vis__parallel_for(mp->log ? 1 : threads, n, settle_item, &sw);
   }
   *out = acc;

@@ -243,6 +243,25 @@ typedef struct {
   float lift[VIS__LIFT_CELLS_X * VIS__LIFT_CELLS_Y];
 } vis__object;
 
+/* Under this many samples (on the matcher's grid) where a card's face and
+ * its runner-up's differ, what shows cannot tell them apart. */
+enum { VIS__TELL_MIN_SAMPLES = 15 };
+
+/* How clearly card o's type beat the runner-up's: by the samples where
+ * their faces differ, or (not compared there) by the samples explained. */
+static inline double vis__type_margin(const vis__object *o) {
+  if (o->disc_samples >= 0) return o->disc_margin;
+  return o->explained ? (double)(o->explained - o->second_explained) / o->explained : 0;
+}
+
+/* Whether card o's type is in doubt against its runner-up (min_margin:
+ * vis_settings.type_min_margin). */
+static inline bool vis__type_in_doubt(const vis__object *o, double min_margin) {
+  if (o->second_face < 0) return false;
+  return (o->disc_samples >= 0 && o->disc_samples < VIS__TELL_MIN_SAMPLES) ||
+         vis__type_margin(o) < min_margin;
+}
+
 /* How large object o looks in the picture relative to its deck size (a
  * scale of the table mapping, 1: as the mapping says): the face's misfit
  * over its texels VIS__SCALE_EDGE_MM or more inside the outline (the
@@ -264,6 +283,7 @@ typedef struct {
   int threads;       /* workers scoring hypotheses (1..16; 0 counts as 1);
                         the result is the same for any number */
   FILE *log;         /* debugging: every hypothesis's fate, or NULL */
+  double type_min_margin; /* vis_settings.type_min_margin (vis__type_in_doubt) */
   /* The checks made after matching (vis_analyze's colour and card frame
    * checks): sets phantom[i] for each of the n accepted objects (refined
    * poses) that is a face fitted where no card lies; true if any card is
