@@ -1797,10 +1797,13 @@ static double colour_misfit(const match_ctx *m, const hyp *h, int f, bool flippe
  * (vis__type_in_doubt: too little of their print differs, or it splits
  * nearly evenly) takes the runner-up's type when that face in the photo's
  * colours (colour_misfit) misfits COLOUR_MARGIN less; it stays in doubt.
- * cand: every type face fitted at its pose (n_cand). */
+ * cand: every type face fitted at its pose (n_cand); glare: the lift its
+ * frame shows (settle_type's, NULL: none), else the one it keeps: a
+ * glare washes a desert's orange toward a spice bazaar's tan (DEV hard
+ * 3123). */
 #define COLOUR_MARGIN 0.2
 static void colour_check(match_ctx *m, const hyp *h, vis__object *o, const vis__object *cand,
-                         int n_cand, const photo_colour *pc, int16_t i) {
+                         int n_cand, const photo_colour *pc, const lift_field *glare, int16_t i) {
   if (!pc->known || !vis__type_in_doubt(o, m->mp->type_min_margin) ||
       m->tpl[o->second_face].kind != VIS__FACE_TYPE)
     return;
@@ -1811,7 +1814,7 @@ static void colour_check(match_ctx *m, const hyp *h, vis__object *o, const vis__
   if (other < 0) return;
   lift_field lf;
   for (int c = 0; c < LIFT_CELLS; c++) lf.g[c] = o->lift[o->flipped ? LIFT_CELLS - 1 - c : c];
-  const lift_field *pl = o->lifted ? &lf : NULL;
+  const lift_field *pl = glare ? glare : o->lifted ? &lf : NULL;
   double own = colour_misfit(m, h, o->face, o->flipped, pc, pl);
   double alt = colour_misfit(m, h, cand[other].face, cand[other].flipped, pc, pl);
   if (m->mp->log)
@@ -1912,7 +1915,7 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i, double normal_g
     o->disc_samples = r.run_nd / (m->mp->step * m->mp->step); /* on the matcher's grid */
     o->disc_margin = r.run_nd > 0 ? (double)(r.run_na - r.run_nb) / r.run_nd : 0;
   }
-  colour_check(m, &h, o, cand, n_cand, pc, i);
+  colour_check(m, &h, o, cand, n_cand, pc, lf, i);
   m->self = INT16_MAX;
   free_hyp(&h);
 }
