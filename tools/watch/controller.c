@@ -784,6 +784,14 @@ static void note_landing(wch *w, const wch_carpet_obs *c, const char **order,
               c->colour, owner_name(w, c->colour));
 }
 
+/* Two poses within mm and deg of each other (a carpet's angle is
+ * symmetric under a half turn). */
+static bool near_pose(double x1, double y1, double a1, double x2, double y2, double a2,
+                      double mm, double deg) {
+  double turn = fmod(fabs(a1 - a2), 180);
+  return wch__dist(x1, y1, x2, y2) <= mm && fmin(turn, 180 - turn) <= deg;
+}
+
 /* How near (mm, degrees) a carpet seen under a landed one lies to that
  * one's pose when it is the eyes' twin of it (DEV game 4:699: 6-8 mm and
  * 0.2 degrees from red, visible 11 %). */
@@ -804,10 +812,9 @@ static bool twin_of_landed(const wch *w, const wch_obs *obs, int c) {
     int b = cp->under[k];
     if (b < 0 || b >= obs->n_carpets || b == c) continue;
     const wch_carpet_obs *top = &obs->carpets[b];
-    double turn = fmod(fabs(top->angle_deg - cp->angle_deg), 180);
     if (landed_index(w, top->colour) >= 0 &&
-        wch__dist(top->x_mm, top->y_mm, cp->x_mm, cp->y_mm) <= TWIN_MM &&
-        fmin(turn, 180 - turn) <= TWIN_DEG)
+        near_pose(top->x_mm, top->y_mm, top->angle_deg, cp->x_mm, cp->y_mm, cp->angle_deg,
+                  TWIN_MM, TWIN_DEG))
       return true;
   }
   return false;
@@ -954,9 +961,8 @@ static const double STAYED_MM = 2, STAYED_DEG = 2;
 
 /* The carpet lies where it was last seen (not bumped since). */
 static bool stayed(const wch__last_seen *ls, const wch_carpet_obs *cp) {
-  double turn = fmod(fabs(ls->angle - cp->angle_deg), 180); /* 180 deg symmetric */
-  return ls->seen && wch__dist(ls->x, ls->y, cp->x_mm, cp->y_mm) <= STAYED_MM &&
-         fmin(turn, 180 - turn) <= STAYED_DEG;
+  return ls->seen && near_pose(ls->x, ls->y, ls->angle, cp->x_mm, cp->y_mm, cp->angle_deg,
+                               STAYED_MM, STAYED_DEG);
 }
 
 /* Where each carpet of the flight that this frame shows lies, on which
