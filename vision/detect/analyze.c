@@ -494,12 +494,11 @@ static tp_status build_result(const vis_analyzer *an, const vis__table *t,
                  "part of it matches no face of the deck (the %s face explains %.0f %% "
                  "there; is its type missing from the deck?)",
                  vis_type_name(tp->index), 100 * (ff.cells ? ff.worst : ff.score));
-      } else if (o->second_face >= 0 && o->disc_samples >= 0 &&
-                 o->disc_samples < VIS__TELL_MIN_SAMPLES) {
+      } else if (vis__type_tells_too_little(o)) {
         c->uncertain = true;
         snprintf(c->reason, VIS_REASON_MAX, "too little shows to tell it from %s",
                  vis_type_name(an->tpl[o->second_face].index));
-      } else if (o->second_face >= 0 && c->type_margin < an->s.type_min_margin) {
+      } else if (vis__type_in_doubt(o, an->s.type_min_margin)) { /* won narrowly */
         c->uncertain = true;
         snprintf(c->reason, VIS_REASON_MAX, "could also be %s",
                  vis_type_name(an->tpl[o->second_face].index));

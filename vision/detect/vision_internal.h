@@ -254,12 +254,17 @@ static inline double vis__type_margin(const vis__object *o) {
   return o->explained ? (double)(o->explained - o->second_explained) / o->explained : 0;
 }
 
+/* Whether too little of card o's print shows where its face and its
+ * runner-up's differ to tell them apart. */
+static inline bool vis__type_tells_too_little(const vis__object *o) {
+  return o->second_face >= 0 && o->disc_samples >= 0 && o->disc_samples < VIS__TELL_MIN_SAMPLES;
+}
+
 /* Whether card o's type is in doubt against its runner-up (min_margin:
- * vis_settings.type_min_margin). */
+ * vis_settings.type_min_margin): too little tells, or it won narrowly. */
 static inline bool vis__type_in_doubt(const vis__object *o, double min_margin) {
   if (o->second_face < 0) return false;
-  return (o->disc_samples >= 0 && o->disc_samples < VIS__TELL_MIN_SAMPLES) ||
-         vis__type_margin(o) < min_margin;
+  return vis__type_tells_too_little(o) || vis__type_margin(o) < min_margin;
 }
 
 /* How large object o looks in the picture relative to its deck size (a
