@@ -1963,6 +1963,13 @@ static photo_colour photo_colour_of(const match_ctx *m, const vis__object *objs,
   return pc;
 }
 
+/* The photo's gain of L and colours, from its cards (n objects), for
+ * settle_type. */
+static void measure_photo(shared_work *sw, const match_ctx *m, const vis__object *objs, int n) {
+  sw->normal_gain = photo_gain(m, objs, n);
+  sw->colour = photo_colour_of(m, objs, n);
+}
+
 /* Cards taken back: the checks made after matching (mp->phantom_cards, at
  * the refined poses) drop faces fitted where no card lies, but while
  * accepted such a face had hidden the real cards it overlaps, and these
@@ -2016,8 +2023,7 @@ static bool retract_phantoms(match_ctx *m, shared_work *sw, int threads, hyp *H,
   /* checked with the types they will have (a carpet bazaar 81 % visible
    * failed the card frame test with its matcher's face, a camel bazaar:
    * tuning hard 3072) */
-  sw->normal_gain = photo_gain(m, fin, n);
-  sw->colour = photo_colour_of(m, fin, n);
+  measure_photo(sw, m, fin, n);
   vis__parallel_for(m->mp->log ? 1 : threads, n, settle_item, sw);
   bool phantom[64] = {false};
   if (rt->rounds >= RETRACT_ROUNDS || !m->mp->phantom_cards ||
@@ -2360,8 +2366,7 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   } else {
     vis__parallel_for(threads, n, refine_item, &sw);
     /* with a debugging log, one worker: its lines in the objects' order */
-    sw.normal_gain = photo_gain(&m, acc, n);
-    sw.colour = photo_colour_of(&m, acc, n);
+    measure_photo(&sw, &m, acc, n);
     vis__parallel_for(mp->log ? 1 : threads, n, settle_item, &sw);
   }
   *out = acc;
