@@ -450,6 +450,16 @@ static bool carpet_scales(const vis_analyzer *an, const vis__table *t, const vis
   return true;
 }
 
+/* Object i's face fit where it lies alone (against every other object). */
+static void fit_alone(const vis_analyzer *an, const vis__table *t, const vis__object *obj,
+                      int n_obj, int i, vis__face_fit *ff) {
+  vis_rect others[64];
+  int n = 0;
+  for (int j = 0; j < n_obj && n < 64; j++)
+    if (j != i) others[n++] = obj[j].r_px;
+  vis__face_fit_measure(t, &an->tpl[obj[i].face], &obj[i], others, n, NULL, 0, 1, ff);
+}
+
 /* A type told from under a fifth of the card is a guess the player must
  * be told about: the cards 5-17 % visible that retract_phantoms let be
  * found were found right and typed wrong (held-out, three scenes), and
@@ -479,12 +489,8 @@ static tp_status build_result(const vis_analyzer *an, const vis__table *t,
       c->type_score = o->score;
       c->type_margin = vis__type_margin(o);
       c->upside_down = o->flipped; /* relative to the long axis angle */
-      vis_rect others[64];
-      int n_others = 0;
-      for (int j = 0; j < n_obj && n_others < 64; j++)
-        if (j != i) others[n_others++] = obj[j].r_px;
       vis__face_fit ff;
-      vis__face_fit_measure(t, tp, o, others, n_others, NULL, 0, 1, &ff);
+      fit_alone(an, t, obj, n_obj, i, &ff);
       if (o->score < an->s.type_min_score) {
         c->uncertain = true;
         set_reason(c->reason, "the visible part matches no card face well");
@@ -532,16 +538,6 @@ static tp_status build_result(const vis_analyzer *an, const vis__table *t,
   free(scale);
   free(index);
   return TP_OK;
-}
-
-/* Object i's face fit where it lies alone (against every other object). */
-static void fit_alone(const vis_analyzer *an, const vis__table *t, const vis__object *obj,
-                      int n_obj, int i, vis__face_fit *ff) {
-  vis_rect others[64];
-  int n = 0;
-  for (int j = 0; j < n_obj && n < 64; j++)
-    if (j != i) others[n++] = obj[j].r_px;
-  vis__face_fit_measure(t, &an->tpl[obj[i].face], &obj[i], others, n, NULL, 0, 1, ff);
 }
 
 /* A card mostly hidden whose visible part shows the table's colours and
@@ -805,12 +801,8 @@ static void debug_objects(const vis_analyzer *an, const vis__table *t, const vis
     fprintf(f, "   gain %.2f %.2f %.2f offset %.1f %.1f %.1f\n", o[i].gain[0], o[i].gain[1],
             o[i].gain[2], o[i].offset[0], o[i].offset[1], o[i].offset[2]);
     if (tp->kind == VIS__FACE_TYPE) {
-      vis_rect others[64];
-      int n_others = 0;
-      for (int j = 0; j < n && n_others < 64; j++)
-        if (j != i) others[n_others++] = o[j].r_px;
       vis__face_fit ff;
-      vis__face_fit_measure(t, tp, &o[i], others, n_others, NULL, 0, 1, &ff);
+      fit_alone(an, t, o, n, i, &ff);
       fprintf(f, "   face fit %.3f of %d, worst cell %.3f of %d cells, ring %.3f of %d\n",
               ff.score, ff.n, ff.worst, ff.cells, ff.ring, ff.ring_n);
     }
