@@ -484,8 +484,12 @@ static void track_layout(wch *w, const wch_obs *obs, const matching *m) {
   int obs_of_track[WCH_MAX_OBS_CARDS], track_of_obs[WCH_MAX_OBS_CARDS];
   for (int i = 0; i < WCH_MAX_OBS_CARDS; i++)
     obs_of_track[i] = -1, track_of_obs[i] = m->ghost_of_obs[i] >= 0 ? 99 : -1;
-  /* the same place first (its type may differ in this frame), then a
-   * card of the same type pushed a little */
+  /* the same place first, whatever its type in this frame (an untyped
+   * card or a look-alike is the card already there: hard game 3:696 made
+   * a second lamp of an untyped one), then a card of the same type pushed
+   * a little */
+  pair_cards(obs, w->track, w->n_track, w->cfg.match_mm, false, obs_of_track,
+             track_of_obs, true);
   pair_cards(obs, w->track, w->n_track, w->cfg.bump_mm, true, obs_of_track,
              track_of_obs, false);
   wch__card next[WCH_MAX_OBS_CARDS];
@@ -722,8 +726,24 @@ static void adopt_card(wch *w, const wch_card_obs *o) {
   w->ref[k] = c;
 }
 
+/* A known card (on the table, or out of the game but still there) lies
+ * within a match of (x, y): a card seen there is that one, even when this
+ * frame takes it for a look-alike its type does not fit (hard game 3:696:
+ * the layout's lamp read as a palace would join the layout again). */
+static bool known_place(const wch *w, double x, double y) {
+  for (int k = 0; k < w->n_ref; k++)
+    if (!w->ref[k].unseen &&
+        wch__dist(x, y, w->ref[k].x, w->ref[k].y) <= w->cfg.match_mm)
+      return true;
+  for (int k = 0; k < w->n_ghost; k++)
+    if (wch__dist(x, y, w->ghost[k].x, w->ghost[k].y) <= w->cfg.match_mm)
+      return true;
+  return false;
+}
+
 /* Cards that are not on the game's table or out of it, clear of the
- * carpets, with a type: layout cards first seen now. */
+ * carpets and of the known cards' places, with a type: layout cards first
+ * seen now. */
 static bool adopt_new_cards(wch *w, const wch_obs *obs, const matching *m) {
   bool any_unseen = w->layout_pending;
   for (int k = 0; k < w->n_ref; k++) any_unseen |= w->ref[k].unseen;
@@ -733,7 +753,7 @@ static bool adopt_new_cards(wch *w, const wch_obs *obs, const matching *m) {
     wch_card_obs o = obs->cards[i];
     if (o.type < 0 && o.has_guess) o.type = o.guess;
     if (m->ref_of_obs[i] != -1 || m->ghost_of_obs[i] != -1 || o.type < 0 ||
-        o.type >= FT_N_TYPES ||
+        o.type >= FT_N_TYPES || known_place(w, o.x_mm, o.y_mm) ||
         carpet_covers(w, obs, o.x_mm, o.y_mm, o.angle_deg))
       continue;
     int before = w->n_ref;
