@@ -1857,6 +1857,15 @@ typedef struct {
   const lift_field *lf, *frame_only;
 } settle_view;
 
+/* o, now another face at the same place, keeps keep's counts on the
+ * matcher's grid: what shows of the card does not change with its face. */
+static void keep_counts(vis__object *o, const vis__object *keep) {
+  o->r_px = keep->r_px;
+  o->total = keep->total;
+  o->valid = keep->valid;
+  o->explained = (int)lround(o->score * keep->valid);
+}
+
 /* o takes face c of sv at its place, keeping its counts on the
  * matcher's grid. The evidence sees the face lifted as its frame shows:
  * the level (lift_level) decides between types only; with it a face
@@ -1871,10 +1880,7 @@ static void take_face(const match_ctx *m, const hyp *h, const settle_view *sv, v
     vis__object w = sv->cand[c];
     if (refit_under(m, h, sv->valid, sv->frame_only, &w)) *o = w, kept_lift = sv->frame_only;
   }
-  o->r_px = keep.r_px;
-  o->total = keep.total;
-  o->valid = keep.valid;
-  o->explained = (int)lround(o->score * keep.valid);
+  keep_counts(o, &keep);
   if (kept_lift) {
     o->lifted = true;
     for (int k = 0; k < LIFT_CELLS; k++)
@@ -1981,19 +1987,13 @@ static void colour_check(match_ctx *m, const hyp *h, const settle_view *sv, vis_
      * unlifted under a strong glare a palace chosen so failed the card
      * evidence and was lost (DEV hard 3147, 3198) */
     take_face(m, h, sv, o, other);
-    o->second_face = keep.face;
-    o->second_explained = keep.explained;
-    o->disc_samples = keep.disc_samples;
-    o->disc_margin = keep.disc_margin;
-    return;
+  } else {
+    *o = cand[other];
+    keep_counts(o, &keep);
+    o->lifted = keep.lifted;
+    for (int c = 0; c < LIFT_CELLS; c++)
+      o->lift[o->flipped ? LIFT_CELLS - 1 - c : c] = (float)lf.g[c];
   }
-  *o = cand[other];
-  o->r_px = keep.r_px;
-  o->total = keep.total;
-  o->valid = keep.valid;
-  o->explained = (int)lround(o->score * keep.valid);
-  o->lifted = keep.lifted;
-  for (int c = 0; c < LIFT_CELLS; c++) o->lift[o->flipped ? LIFT_CELLS - 1 - c : c] = (float)lf.g[c];
   o->second_face = keep.face;
   o->second_explained = keep.explained;
   o->disc_samples = keep.disc_samples;
