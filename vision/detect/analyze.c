@@ -328,9 +328,9 @@ static bool evidence_clear(int on_top, int under) {
 static evidence deciding_evidence(const vis_analyzer *an, const vis__table *t,
                                   const vis__object *obj, int n_obj, int a, int b, double tau,
                                   evidence *mm) {
-  const double step_mm = fmax(1, t->px_per_mm);
-  *mm = overlap_evidence(an, t, obj, n_obj, a, b, tau, step_mm);
-  if (mm->on_top + mm->under >= EVIDENCE_MIN_DECIDED || step_mm <= 1) return *mm;
+  const double mm_step_px = fmax(1, t->px_per_mm); /* one millimetre in pixels */
+  *mm = overlap_evidence(an, t, obj, n_obj, a, b, tau, mm_step_px);
+  if (mm->on_top + mm->under >= EVIDENCE_MIN_DECIDED || mm_step_px <= 1) return *mm;
   return overlap_evidence(an, t, obj, n_obj, a, b, tau, 1);
 }
 
