@@ -370,6 +370,28 @@ static void test_deterministic(void **state) {
   rnd_deck_destroy(deck);
 }
 
+/* A random scene made with the demo deck (render --random) is the one
+ * made without a deck (eval, bench): the same carpets in the same colours,
+ * so that an eval failure can be rendered and looked at. */
+static void test_random_scene_same_with_demo_deck(void **state) {
+  (void)state;
+  rnd_deck *deck;
+  tp_error err;
+  assert_int_equal(rnd_deck_create_demo(&deck, &err), TP_OK);
+  rnd_scene *with = malloc(sizeof *with), *without = malloc(sizeof *without);
+  for (uint64_t seed = 3000; seed < 3020; seed++) {
+    rnd_scene_random(seed, RND_NORMAL, deck, with);
+    rnd_scene_random(seed, RND_NORMAL, NULL, without);
+    char *a = rnd_scene_to_json(with), *b = rnd_scene_to_json(without);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_string_equal(a, b);
+    free(a), free(b);
+  }
+  free(with), free(without);
+  rnd_deck_destroy(deck);
+}
+
 /* ---------------- parser ------------------------------------------- */
 
 static void test_scene_round_trip(void **state) {
@@ -468,7 +490,7 @@ static void test_demo_deck(void **state) {
   assert_int_equal(rnd_deck_create_demo(&deck, &err), TP_OK);
   for (int i = 0; i < 12; i++) assert_non_null(rnd_deck_face(deck, rnd_card_types[i]));
   assert_int_equal(rnd_deck_colour_count(deck), 4);
-  assert_string_equal(rnd_deck_colour(deck, 0), "blue"); /* name order */
+  assert_string_equal(rnd_deck_colour(deck, 0), "red"); /* the demo colours' order */
   assert_non_null(rnd_deck_face(deck, "carpet-red"));
   assert_null(rnd_deck_face(deck, "carpet-bazaar-back"));
   /* faces differ from each other, also family members */
@@ -496,6 +518,7 @@ int main(void) {
       cmocka_unit_test(test_truth_json_claims),
       cmocka_unit_test(test_random_layouts_follow_rules),
       cmocka_unit_test(test_deterministic),
+      cmocka_unit_test(test_random_scene_same_with_demo_deck),
       cmocka_unit_test(test_scene_round_trip),
       cmocka_unit_test(test_bad_scenes_have_clear_errors),
       cmocka_unit_test(test_fuzz_scene_parser),

@@ -91,6 +91,22 @@ static int compare_names(const void *a, const void *b) {
   return strcmp((const char *)a, (const char *)b);
 }
 
+/* A deck's carpet colours: the demo deck's four first, in its order
+ * (rnd_demo_colours), the others by name after them, so that a random
+ * scene made with a deck holding those colours (teppich render --random,
+ * the built-in deck or its folder) is the scene teppich eval and bench
+ * make without one: eval's failures can be rendered and looked at. */
+static int demo_rank(const char *colour) {
+  for (int i = 0; i < 4; i++)
+    if (!strcmp(colour, rnd_demo_colours[i])) return i;
+  return 4;
+}
+
+static int compare_colours(const void *a, const void *b) {
+  int ra = demo_rank(a), rb = demo_rank(b);
+  return ra != rb ? ra - rb : strcmp((const char *)a, (const char *)b);
+}
+
 static tp_status copy_rgb(const tp_image *img, tp_image *out) {
   tp_status st = tp_image_alloc(out, img->width, img->height, 3);
   if (st != TP_OK) return st;
@@ -134,7 +150,7 @@ tp_status rnd_deck_set_face(rnd_deck *deck, const char *stem, const tp_image *im
     for (int i = 0; i < deck->n_colours; i++) known |= !strcmp(deck->colours[i], colour);
     if (!known) {
       memcpy(deck->colours[deck->n_colours++], colour, RND_NAME_LEN);
-      qsort(deck->colours, (size_t)deck->n_colours, RND_NAME_LEN, compare_names);
+      qsort(deck->colours, (size_t)deck->n_colours, RND_NAME_LEN, compare_colours);
     }
   }
   return TP_OK;

@@ -229,7 +229,8 @@ const tp_image *rnd_deck_face(const rnd_deck *deck, const char *stem);
 const tp_image *rnd_deck_back(const rnd_deck *deck);
 void rnd_deck_sizes(const rnd_deck *deck, double card_mm[2],
                     double carpet_mm[2]);
-/* Carpet colours in the deck, in name order: i in [0, n). */
+/* Carpet colours in the deck: red, blue, green, yellow (the demo deck's)
+ * first in that order, others by name: i in [0, n). */
 int rnd_deck_colour_count(const rnd_deck *deck);
 const char *rnd_deck_colour(const rnd_deck *deck, int i);
 
