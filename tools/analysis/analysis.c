@@ -38,7 +38,14 @@ const cal_calib *an__report_calib(const an_session *s, const an_report *r) {
   return r->has_map && s->calib && r->map.user == (const void *)s->calib ? s->calib : NULL;
 }
 
-/* The built-in demo deck comes from the renderer (its procedural art). */
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The built-in demo deck comes from the renderer (its procedural art).
+ * Its carpets are added in name order, as vis_deck_load adds a folder's
+ * (the renderer lists them in the demo's own order): the analysis of the
+ * built-in deck is the analysis of its folder (teppich render deck). */
 static tp_status demo_deck(vis_deck **out, tp_error *err) {
   rnd_deck *rd = NULL;
   tp_status st = rnd_deck_create_demo(&rd, err);
@@ -51,9 +58,13 @@ static tp_status demo_deck(vis_deck **out, tp_error *err) {
     const tp_image *f = rnd_deck_face(rd, vis_type_name(i));
     if (f) st = vis_deck_add_face(*out, vis_type_name(i), f, err);
   }
-  for (int i = 0; !st && i < rnd_deck_colour_count(rd); i++) {
+  const char *colours[64];
+  int n_colours = rnd_deck_colour_count(rd) < 64 ? rnd_deck_colour_count(rd) : 64;
+  for (int i = 0; i < n_colours; i++) colours[i] = rnd_deck_colour(rd, i);
+  qsort(colours, (size_t)n_colours, sizeof *colours, by_name);
+  for (int i = 0; !st && i < n_colours; i++) {
     char stem[64];
-    snprintf(stem, sizeof stem, "carpet-%s", rnd_deck_colour(rd, i));
+    snprintf(stem, sizeof stem, "carpet-%s", colours[i]);
     const tp_image *f = rnd_deck_face(rd, stem);
     if (f) st = vis_deck_add_face(*out, stem, f, err);
     strcat(stem, "-back");
