@@ -1,5 +1,6 @@
 /* vt_ref_frames: photos analysed against the layout reference, printed
- * (a tool for looking at failures on rendered games, never a test).
+ * (a tool for looking at failures on rendered games; ref_game.sh runs it
+ * on game frames that were once analysed wrong).
  *
  *     vt_ref_frames LAYOUT.jpg FRAME.jpg...
  *

@@ -19,7 +19,7 @@ static const char usage[] =
     "usage: teppich render SCENE.json --out OUT.jpg|OUT.png [options]\n"
     "       teppich render --random SEED [--difficulty easy|normal|hard] --out OUT.jpg [options]\n"
     "       teppich render --game SEED --players N OUT/ [--size WxH] [--truth-only]\n"
-    "                      [--rules FILE]\n"
+    "                      [--rules FILE] [--frames N,N,...]\n"
     "       teppich render deck --out DIR\n"
     "       teppich render --bench N\n"
     "\n"
@@ -48,6 +48,9 @@ static const char usage[] =
     "  --rules FILE        with --game: the rules settings (docs/rules.md) the\n"
     "                      game is played and its truth read by, e.g.\n"
     "                      contact_depth_tenths_mm = 10\n"
+    "  --frames N,N,...    with --game: render only these frames (numbers as\n"
+    "                      in frames.txt; the same pixels as in the whole\n"
+    "                      film): a few frames of a game for a test\n"
     "  deck --out DIR      write the built-in demo deck as a deck folder\n"
     "  --bench N           render N random scenes at 1920x1080 and 1280x720\n"
     "                      and print milliseconds per scene\n"
@@ -107,7 +110,23 @@ typedef struct {
   long seed, bench, players;
   rnd_difficulty difficulty;
   long width, height;
+  int frames[64]; /* --frames */
+  int n_frames;
 } options;
+
+/* "116,207" into o->frames. */
+static bool parse_frames(const char *text, options *o) {
+  char buf[1024];
+  if (strlen(text) >= sizeof buf) return false;
+  snprintf(buf, sizeof buf, "%s", text);
+  o->n_frames = 0;
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    long n;
+    if (o->n_frames == 64 || !cli_parse_long(tok, 1, 1000000, &n)) return false;
+    o->frames[o->n_frames++] = (int)n;
+  }
+  return o->n_frames > 0;
+}
 
 static int parse_options(int argc, char **argv, options *o) {
   memset(o, 0, sizeof *o);
@@ -122,6 +141,11 @@ static int parse_options(int argc, char **argv, options *o) {
     else if (!strcmp(a, "--scene-out") && has) o->scene_out = argv[++i];
     else if (!strcmp(a, "--truth-only")) o->truth_only = true;
     else if (!strcmp(a, "--rules") && has) o->rules = argv[++i];
+    else if (!strcmp(a, "--frames") && has) {
+      if (!parse_frames(argv[++i], o))
+        return cli_fail(2, "--frames: '%s' is not a list of frame numbers (1,2,...; at most 64)",
+                        argv[i]);
+    }
     else if (!strcmp(a, "--random") && has) {
       o->random = true;
       if (!cli_parse_long(argv[++i], 0, 9007199254740991L, &o->seed))
@@ -154,6 +178,7 @@ static int parse_options(int argc, char **argv, options *o) {
   if (o->bench > 0) return 0;
   if (o->truth_only && !o->game) return cli_fail(2, "render: --truth-only needs --game SEED");
   if (o->rules && !o->game) return cli_fail(2, "render: --rules needs --game SEED");
+  if (o->n_frames && !o->game) return cli_fail(2, "render: --frames needs --game SEED");
   if (o->game) {
     if (!o->scene_path) return cli_fail(2, "render --game: give the output folder OUT/");
     if (o->random) return cli_fail(2, "render: --game and --random do not mix");
@@ -353,7 +378,7 @@ static int game(const options *o) {
     rnd_game_options go = {.seed = (uint64_t)o->seed, .n_players = (int)o->players,
                            .difficulty = o->difficulty, .width = (int)o->width,
                            .height = (int)o->height, .truth_only = o->truth_only,
-                           .rules = &rules};
+                           .rules = &rules, .frames = o->frames, .n_frames = o->n_frames};
     if (go.width == 0) go.width = 1280, go.height = 720;
     rnd_game_stats stats;
     tp_status st = rnd_game_render(&go, deck, r, o->scene_path, write_image, NULL, &stats, &err);

@@ -97,10 +97,19 @@ static tp_status film_frame(film *f) {
   return f->write(f->user, path, &f->img, f->scene->look.jpeg_quality, f->err);
 }
 
+/* Whether frame number f->frame is rendered (rnd_game_options.frames). */
+static bool wanted(const film *f) {
+  if (f->opt->truth_only) return false;
+  if (f->opt->n_frames <= 0) return true;
+  for (int i = 0; i < f->opt->n_frames; i++)
+    if (f->opt->frames[i] == f->frame) return true;
+  return false;
+}
+
 static tp_status shoot(film *f, int count, const char *what) {
   for (int k = 0; k < count; k++) {
     f->frame++;
-    tp_status st = f->opt->truth_only ? TP_OK : film_frame(f);
+    tp_status st = wanted(f) ? film_frame(f) : TP_OK;
     if (st != TP_OK) return st;
     sb_printf(&f->index, "frame-%05d.jpg\t%s\n", f->frame, what);
     /* moving things move on between frames */

@@ -355,6 +355,11 @@ typedef struct {
   /* The rules the game is played and its truth read by (what "lies on"
    * means: contact_depth_tenths_mm); NULL: the default rules. */
   const ft_rules *rules;
+  /* n_frames > 0: only these frame numbers are rendered and written (the
+   * same pixels as in the whole film: each frame's noise is its own), the
+   * game and its truth as always: a test's few frames of a long game. */
+  const int *frames;
+  int n_frames;
 } rnd_game_options;
 
 typedef struct {

@@ -85,6 +85,9 @@ typedef struct {
   int free_n, free_object; /* samples not hidden; of those, in the object mask */
   int ranked_free; /* samples not hidden when the faces were last ranked */
   bool no_card; /* its face showed no card frame; asked again once more of it is hidden */
+  bool cards_out; /* its card faces showed no card frame, so only the other faces are
+                     compared (vis__match_params.carpet_if_no_card), until more of it is
+                     hidden */
   bool searched; /* its pose was searched (rescue) */
   bool beside_phantom; /* a card taken back lay on it (retract_phantoms) */
   char dead; /* why it is no longer alive (the debug log): f faces, h hidden, c card overlap, a accepted */
@@ -382,6 +385,7 @@ static void rank_faces(const match_ctx *m, hyp *h) {
   for (int f = 0; f < m->n_tpl; f++) {
     const vis__template *tp = &m->tpl[f];
     if (tp->w != h->tw || tp->h != h->th) continue;
+    if (h->cards_out && tp->kind == VIS__FACE_TYPE) continue;
     for (int fl = 0; fl < 2; fl++) {
       vis__object o;
       int give_up = h->n_cand == HYP_CANDS ? h->cand_expl[HYP_CANDS - 1] : -1;
@@ -1699,9 +1703,19 @@ static void first_score_item(void *ctx, int worker, int item) {
 static void rescore_item(void *ctx, int worker, int item) {
   shared_work *sw = ctx;
   hyp *h = &sw->H[sw->items[item]];
-  /* a carpet accepted on it now hides what its face failed to explain */
-  if (sw->rerank[item]) h->no_card = false;
-  rescore(&sw->w[worker], h, false, sw->rerank[item]);
+  /* compared with the other faces only (carpet_instead) and one of them
+   * taken: the card faces again, and no card for now, as before */
+  if (h->cards_out && !sw->rerank[item]) {
+    h->cards_out = false;
+    h->no_card = true;
+    rescore(&sw->w[worker], h, true, false);
+    return;
+  }
+  /* a carpet accepted on it now hides what its face failed to explain
+   * (and the card faces are compared again) */
+  bool cards_back = sw->rerank[item] && h->cards_out;
+  if (sw->rerank[item]) h->no_card = h->cards_out = false;
+  rescore(&sw->w[worker], h, cards_back, sw->rerank[item]);
 }
 
 static void refine_item(void *ctx, int worker, int item) {
@@ -2379,6 +2393,21 @@ static void match_looks(const vis__match_ahead *a, const vis_rect *hyps, int n_h
   }
 }
 
+/* A hypothesis whose card face shows no card frame is, where the params
+ * say so (carpet_if_no_card), compared again with the other faces only
+ * (carpets, backs): true when one of them is now its best. Else it stays
+ * as it was (and is no card for now). */
+static bool carpet_instead(const match_ctx *m, hyp *h) {
+  if (!m->mp->carpet_if_no_card || h->cards_out) return false;
+  hyp was = *h;
+  h->cards_out = true;
+  rank_faces(m, h);
+  score_hyp(m, h);
+  if (h->alive && h->best.face >= 0) return true;
+  *h = was; /* no other face of its size: the arrays are shared, not copied */
+  return false;
+}
+
 tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
                      const vis_rect *hyps, int n_hyps,
                      const vis__match_params *mp, vis__match_ahead *ahead,
@@ -2441,7 +2470,7 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
     qsort(order, (size_t)n_ok, sizeof *order, by_explained);
     int bi = -1, poor = -1;
     vis__object poor_probe;
-    bool poor_refined = false;
+    bool poor_refined = false, switched = false;
     for (int k = 0; k < n_ok && bi < 0; k++) {
       hyp *h = &H[order[k].i];
       if (poor >= 0 && !rivals(&m, h, &H[poor])) continue;
@@ -2456,9 +2485,14 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
         if (mp->log)
           fprintf(mp->log, "no card now: hyp %d face %d expl %d valid %d score %.2f (%d accepted)\n",
                   order[k].i, h->best.face, h->best.explained, h->best.valid, h->best.score, n);
-        h->no_card = true;
+        if (carpet_instead(&m, h))
+          switched = true;
+        else
+          h->no_card = true;
       }
     }
+    /* one now compared with the other faces only: in order again */
+    if (bi < 0 && poor < 0 && switched) continue;
     if (bi < 0 && poor >= 0) {
       bi = carpet_on_rival(&m, H, n_hyps, poor, acc, n);
       if (bi == poor) refined[n] = poor_probe, is_refined[n] = poor_refined;

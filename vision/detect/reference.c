@@ -2293,6 +2293,7 @@ static tp_status find_objects(frame *fr, vis__table *t, vis_result *res,
   int n_hyps = 0;
   vis__match_ahead *ahead = NULL;
   vis__match_params mp = vis__analyzer_match_params(fr->an, REF_TAU);
+  mp.carpet_if_no_card = true;
   tp_status st = gather_templates(fr, err);
   if (!st) st = hypotheses(fr, t, &mp, &hyps, &n_hyps, &ahead, err);
   res->profile.detect_ms = vis__now_ms() - t1;

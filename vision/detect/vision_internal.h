@@ -289,6 +289,11 @@ typedef struct {
                         the result is the same for any number */
   FILE *log;         /* debugging: every hypothesis's fate, or NULL */
   double type_min_margin; /* vis_settings.type_min_margin (vis__type_in_doubt) */
+  /* A hypothesis whose card face shows no card frame is compared again
+   * with the carpet faces only (the layout reference's matcher, where
+   * every card is known and its own rectangle is a hypothesis), instead
+   * of waiting as no card until more of it is hidden. */
+  bool carpet_if_no_card;
   /* The checks made after matching (vis_analyze's colour and card frame
    * checks): sets phantom[i] for each of the n accepted objects (refined
    * poses) that is a face fitted where no card lies; true if any card is
