@@ -324,7 +324,7 @@ static void match_known(const wch_config *cfg, const wch__known *kn,
   pair_cards(obs, kn->ref, kn->n_ref, cfg->match_mm, false, m->obs_of_ref,
              m->ref_of_obs, false);
   /* ghosts, converted to the card struct for the same pairing */
-  wch__card g[FT_DECK_SIZE];
+  wch__card g[FT_DECK_SIZE] = {0}; /* gcc 14 -O3 (Debian 13, Release): maybe-uninitialized */
   int obs_of_ghost[FT_DECK_SIZE];
   for (int k = 0; k < kn->n_ghost; k++) {
     g[k] = (wch__card){.id = kn->ghost[k].id, .type = kn->ghost[k].type,
