@@ -463,10 +463,25 @@ static int next_in_reading_order(const wch_obs *obs, const int *taken) {
   return pick;
 }
 
+/* The type a frame reads a card as: sure, else its guess (-1: none). */
+static int read_type(const wch_card_obs *o) {
+  if (o->type >= 0 && o->type < FT_N_TYPES) return o->type;
+  if (o->has_guess && o->guess >= 0 && o->guess < FT_N_TYPES) return o->guess;
+  return -1;
+}
+
+/* Counts a frame's sighting of a followed card. Only a frame that reads
+ * it as the type it has been voted so far (or any, before a vote) gives
+ * its place: another reading near it is a vote, not where it lies (hard
+ * game 4:697: when the first carpet landed on the layout's desert, the
+ * frame read a camel bazaar (unsure) 23 mm off, and the layout took the
+ * desert there). A card pushed a little is still read as its own type. */
 static void seen_as(wch__card *c, const wch_card_obs *o) {
-  c->x = o->x_mm;
-  c->y = o->y_mm;
-  c->angle = o->angle_deg;
+  if (c->type < 0 || read_type(o) == c->type) {
+    c->x = o->x_mm;
+    c->y = o->y_mm;
+    c->angle = o->angle_deg;
+  }
   c->seen++;
   /* a sure type counts twice a guess */
   if (o->type >= 0 && o->type < FT_N_TYPES)
