@@ -582,6 +582,33 @@ static void test_carpet_unseen(void **state) {
   free(s.log);
 }
 
+/* ... and when the first frame without the flight's carpets where they
+ * lay still shows one of them elsewhere (a player carries it off), that
+ * frame is the taking-away, not a throw: hard game 4:697 round 1 flight
+ * 4 (red lost against the reference) was resolved from the frame where
+ * blue lay 400 mm from its place, on no card, and nobody took anything. */
+static void test_carpet_unseen_carried(void **state) {
+  (void)state;
+  sink s = {0};
+  wch *w = three_player_game(&s);
+  wch_obs o = layout_obs(12);
+  add_carpet(&o, "blue", 90, 90, 0);
+  observe(w, &o);
+  add_carpet(&o, "red", 190, 220, 5); /* green was thrown, never seen */
+  observe(w, &o);
+  wch_obs carried = layout_except((const int[]){0, 5, -1});
+  add_carpet(&carried, "blue", 560, 400, -1);
+  observe(w, &carried);
+  assert_int_equal(count_kind(&s, "carpet_unseen"), 1);
+  assert_non_null(strstr(s.log, "flight blue=0 green=- red=5"));
+  wch_obs bare = layout_except((const int[]){0, 5, -1});
+  observe(w, &bare);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS); /* flight 2 */
+  assert_int_equal(count_kind(&s, "wrong_card_taken"), 0);
+  wch_destroy(w);
+  free(s.log);
+}
+
 /* The first "flight ..." line of the game's log, for the caller to free;
  * ends the game (the tests that replay one flight compare just this). */
 static char *first_flight_line(wch *w, sink *s) {
@@ -1645,6 +1672,7 @@ int main(void) {
       cmocka_unit_test(test_layout_same_place),
       cmocka_unit_test(test_layout_place_agrees),
       cmocka_unit_test(test_carpet_unseen),
+      cmocka_unit_test(test_carpet_unseen_carried),
       cmocka_unit_test(test_hidden_under_later),
       cmocka_unit_test(test_sure_under_later),
       cmocka_unit_test(test_cards_by_id),

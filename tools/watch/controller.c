@@ -1264,14 +1264,31 @@ static void forget_vanished_carpets(wch *w, const wch_obs *obs) {
   w->n_landed = kept;
 }
 
-/* Every carpet seen to land is gone, but not all were seen to land (one
- * flew off unseen, or the eyes missed it): the players took them, so the
- * flight is resolved from the last frame that showed carpets, as the
- * `resolve` command would. Then this frame starts the taking-away. */
+/* The frame shows landed carpet k where it was last seen lying (within a
+ * match: a later carpet may push it a little). */
+static bool still_lies(const wch *w, const wch_obs *obs, int k) {
+  const wch__last_seen *ls = &w->landed_last[k];
+  for (int c = 0; c < obs->n_carpets; c++) {
+    const wch_carpet_obs *cp = &obs->carpets[c];
+    if (strcmp(cp->colour, w->landed[k])) continue;
+    if (!ls->seen ||
+        wch__dist(cp->x_mm, cp->y_mm, ls->x, ls->y) < w->cfg.match_mm)
+      return true;
+  }
+  return false;
+}
+
+/* Every carpet seen to land is gone from where it lay (taken, or carried
+ * off: hard game 4:697 round 1 flight 4 was resolved from a frame that
+ * showed only blue, 400 mm from its place in a player's hand), but not
+ * all were seen to land (one flew off unseen, or the eyes missed it): the
+ * players took them, so the flight is resolved from the last frame that
+ * showed carpets lying, as the `resolve` command would. Then this frame
+ * starts the taking-away. */
 static bool carpets_gone_unresolved(const wch *w, const wch_obs *obs) {
   if (w->n_landed == 0 || !w->have_throw_obs || w->layout_pending) return false;
   for (int k = 0; k < w->n_landed; k++)
-    if (wch__carpet_in(obs, w->landed[k])) return false;
+    if (still_lies(w, obs, k)) return false;
   return true;
 }
 
