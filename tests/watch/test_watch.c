@@ -532,6 +532,41 @@ static void test_layout_place_agrees(void **state) {
   free(s.log);
 }
 
+/* A layout with more cards of a type than the deck has cannot be: the
+ * card whose votes for that type are fewest takes its next voted type
+ * with a card left, else the most likely type, and the layout stands
+ * (hard game 3:696 round 3: a lamp read "unsure, adventure E" in every
+ * layout frame after round 2 laid out all three; the rules refused the
+ * layout and it was followed again from the flight's frames). */
+static void test_layout_type_used_up(void **state) {
+  (void)state;
+  sink s = {0};
+  wch *w = game_at_layout(&s);
+  wch_obs o = layout_obs(11); /* 5: adventure E, sure; 11 comes last */
+  for (int k = 0; k < 3; k++) { /* 0, 1, 2: unsure, adventure E */
+    o.cards[k].type = -1;
+    o.cards[k].has_guess = true;
+    o.cards[k].guess = 5;
+  }
+  observe(w, &o);
+  o.cards[1].type = 5; /* card 1 is read sure once */
+  o.cards[0].guess = 1; /* card 0 is read adventure A once */
+  observe(w, &o);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_LAYOUT);
+  o.cards[0].guess = 5;
+  o.cards[o.n_cards++] = layout_obs(12).cards[11];
+  observe(w, &o);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+  assert_int_equal(count_kind(&s, "layout_rejected"), 0);
+  assert_int_equal(count_kind(&s, "layout_type_used_up"), 1);
+  assert_int_equal(layout_count(s.log, "=adventure-e@"), 3);
+  assert_int_equal(layout_count(s.log, "=adventure-e@190.0,220.0"), 1);
+  assert_int_equal(layout_count(s.log, "=adventure-e@190.0,90.0"), 1);
+  assert_int_equal(layout_count(s.log, "=adventure-a@90.0,90.0"), 1);
+  wch_destroy(w);
+  free(s.log);
+}
+
 /* A carpet that one frame shows and the frame where all have landed does
  * not was a phantom: the flight waits for the real one. */
 static void test_phantom_carpet(void **state) {
@@ -1671,6 +1706,7 @@ int main(void) {
       cmocka_unit_test(test_layout_guess),
       cmocka_unit_test(test_layout_same_place),
       cmocka_unit_test(test_layout_place_agrees),
+      cmocka_unit_test(test_layout_type_used_up),
       cmocka_unit_test(test_carpet_unseen),
       cmocka_unit_test(test_carpet_unseen_carried),
       cmocka_unit_test(test_hidden_under_later),

@@ -555,6 +555,50 @@ static void cards_seen_in_game(const wch *w, int counts[FT_N_TYPES]) {
     if (!w->ref[k].unseen) counts[w->ref[k].type]++;
 }
 
+/* The layout card of type t whose votes for it are fewest (-1: none). */
+static int weakest_of_type(const wch *w, int t) {
+  int pick = -1;
+  for (int k = 0; k < w->n_ref; k++)
+    if (!w->ref[k].unseen && w->ref[k].type == t &&
+        (pick < 0 || w->ref[k].votes[t] < w->ref[pick].votes[t]))
+      pick = k;
+  return pick;
+}
+
+/* The type card c was voted next most often that the deck still has a
+ * card of (counts: the game's so far), else the most likely type. */
+static int next_type_with_room(const wch__card *c, int counts[FT_N_TYPES]) {
+  int best = -1;
+  for (int u = 0; u < FT_N_TYPES; u++)
+    if (u != c->type && c->votes[u] > 0 && counts[u] < ft_deck_count(u) &&
+        (best < 0 || c->votes[u] > c->votes[best]))
+      best = u;
+  if (best < 0) return likely_unseen_type(counts);
+  counts[best]++;
+  return best;
+}
+
+/* More cards of a type than the deck has (with the game's earlier cards)
+ * cannot be: the rules would refuse the whole layout, and following it
+ * again from the next frames (carpets flying by then) loses most of it.
+ * The card whose votes for that type are fewest takes its next voted
+ * type with a card left, else the most likely type (warned). Hard game
+ * 3:696 round 3: a lamp read "unsure, adventure E" in every layout frame
+ * (all three adventure E were laid out in round 2). */
+static void fit_deck_counts(wch *w) {
+  int counts[FT_N_TYPES];
+  cards_seen_in_game(w, counts);
+  for (int t = 0; t < FT_N_TYPES; t++)
+    for (int k; counts[t] > ft_deck_count(t) && (k = weakest_of_type(w, t)) >= 0;) {
+      wch__card *c = &w->ref[k];
+      counts[t]--;
+      c->type = next_type_with_room(c, counts);
+      wch__warn(w, "layout_type_used_up", "Card %d looks like %s, but the game "
+                "has had all %d of them: counted as %s.", c->id,
+                wch__card_label(t), ft_deck_count(t), wch__card_label(c->type));
+    }
+}
+
 /* Layout cards that no frame showed (a carpet flew before they were
  * seen): the rules need every card, so they join with the most likely
  * type and no place; a later frame that shows one puts it in place. */
@@ -576,6 +620,7 @@ static void add_unseen_cards(wch *w, int want) {
  * again. */
 static tp_status commit_layout(wch *w, bool *ok, tp_error *err) {
   *ok = false;
+  fit_deck_counts(w);
   add_unseen_cards(w, expected_layout(w));
   ft_card cards[FT_MAX_CARDS];
   int n = w->n_ref;
