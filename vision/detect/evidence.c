@@ -183,3 +183,8 @@ bool vis__face_fit_no_card_on_table(const vis__face_fit *ff, double colour_share
   return colour_share < TABLE_COLOURED && ff->ring_n >= NO_CARD_MIN_RING &&
          ff->ring < NO_CARD_ON_TABLE_RING && ff->score < NO_CARD_ON_TABLE;
 }
+
+bool vis__face_fit_poor_on_table(const vis__face_fit *ff, double colour_share) {
+  return colour_share < TABLE_COLOURED && ff->ring_n >= NO_CARD_MIN_RING &&
+         ff->ring < NO_CARD_ON_TABLE_RING && vis__face_fit_poor(ff);
+}

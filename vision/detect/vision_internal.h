@@ -403,6 +403,10 @@ bool vis__face_fit_no_card(const vis__face_fit *ff);
  * than its face's (colour_share: analyze.c's colour support): a stricter
  * bar, as a face fitted onto a cloth of card colours explains more. */
 bool vis__face_fit_no_card_on_table(const vis__face_fit *ff, double colour_share);
+/* Where it shows the table's colours, a frame short of that bar and part
+ * of the card that no face explains (vis__face_fit_poor): for a face
+ * faded to the fit's bound, no card (analyze.c's faded_phantom). */
+bool vis__face_fit_poor_on_table(const vis__face_fit *ff, double colour_share);
 
 /* ---- worker threads (parallel.c) ---- */
 
