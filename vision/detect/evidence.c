@@ -178,13 +178,18 @@ bool vis__face_fit_no_card(const vis__face_fit *ff) {
   return ff->ring_n >= NO_CARD_MIN_RING && ff->ring < NO_CARD && ff->score < NO_CARD;
 }
 
+/* What shows has the table's colours and its frame falls short of the
+ * on-table card frame: the common half of the two tests below. */
+static bool frame_short_on_table(const vis__face_fit *ff, double colour_share) {
+  return colour_share < TABLE_COLOURED && ff->ring_n >= NO_CARD_MIN_RING &&
+         ff->ring < NO_CARD_ON_TABLE_RING;
+}
+
 bool vis__face_fit_no_card_on_table(const vis__face_fit *ff, double colour_share) {
   if (vis__face_fit_no_card(ff)) return true;
-  return colour_share < TABLE_COLOURED && ff->ring_n >= NO_CARD_MIN_RING &&
-         ff->ring < NO_CARD_ON_TABLE_RING && ff->score < NO_CARD_ON_TABLE;
+  return frame_short_on_table(ff, colour_share) && ff->score < NO_CARD_ON_TABLE;
 }
 
 bool vis__face_fit_poor_on_table(const vis__face_fit *ff, double colour_share) {
-  return colour_share < TABLE_COLOURED && ff->ring_n >= NO_CARD_MIN_RING &&
-         ff->ring < NO_CARD_ON_TABLE_RING && vis__face_fit_poor(ff);
+  return frame_short_on_table(ff, colour_share) && vis__face_fit_poor(ff);
 }
