@@ -11,7 +11,9 @@
  * is printed. The layout photo is the bare table too
  * (vis_reference_set_table), unless REF_NO_BARE is set. With REF_DECIDED
  * set, each frame's result is the next one's baseline
- * (vis_reference_set_decided, as watch --incremental does). */
+ * (vis_reference_set_decided, as watch --incremental does). REF_REMOVE=
+ * "0,4" removes those reference cards (their numbers as printed; cards
+ * taken away, vis_reference_remove_card, as watch does after a flight). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +77,15 @@ int main(int argc, char **argv) {
   if (!st && !getenv("REF_NO_BARE")) /* the layout frame: no carpet */
     st = vis_reference_set_table(ref, an_session_analyzer(s), &lay.photo,
                                  &lay.map, &err);
+  /* REF_REMOVE="0,4": those reference slots taken away, as watch does
+   * once a flight's cards are taken */
+  for (const char *r = getenv("REF_REMOVE"); !st && r && *r;) {
+    char *end;
+    long i = strtol(r, &end, 10);
+    if (end == r) break;
+    if (i >= 0 && i < n) vis_reference_remove_card(ref, (int)i);
+    r = *end == ',' ? end + 1 : end;
+  }
   if (!st) print_result(argv[1], &lay.vis);
   for (int f = 2; !st && f < argc; f++) {
     tp_image img = {0};

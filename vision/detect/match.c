@@ -2409,6 +2409,9 @@ static bool carpet_instead(const match_ctx *m, hyp *h) {
   h->cards_out = true;
   rank_faces(m, h);
   score_hyp(m, h);
+  if (m->mp->log)
+    fprintf(m->mp->log, "  the other faces: alive %d face %d expl %d valid %d\n", h->alive,
+            h->best.face, h->best.explained, h->best.valid);
   if (h->alive && h->best.face >= 0) return true;
   *h = was; /* no other face of its size: the arrays are shared, not copied */
   return false;

@@ -2285,6 +2285,26 @@ static tp_status check_analysis(const vis_analyzer *an,
   return check_frame(rgb, map, err);
 }
 
+/* With vis_settings.debug_dir: the rectified table (ref-table.png) and
+ * the matcher's log (ref-match.txt: the faces, the hypotheses and every
+ * hypothesis's fate), of the last frame analysed against the reference;
+ * NULL without. */
+static FILE *debug_log(const frame *fr, const vis__table *t, const vis_rect *hyps, int n_hyps) {
+  const char *dir = vis__analyzer_settings(fr->an)->debug_dir;
+  if (!dir) return NULL;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/ref-table.png", dir);
+  cvw_image_write(path, &t->rgb, 0, NULL);
+  snprintf(path, sizeof path, "%s/ref-match.txt", dir);
+  FILE *log = fopen(path, "w");
+  for (int i = 0; log && i < fr->n_tpl; i++)
+    fprintf(log, "face %d: kind %d index %d\n", i, fr->tpl[i].kind, fr->tpl[i].index);
+  for (int i = 0; log && i < n_hyps; i++)
+    fprintf(log, "hyp %d: %.1f %.1f %.1f %.1f %.1f\n", i, hyps[i].center.x, hyps[i].center.y,
+            hyps[i].w, hyps[i].h, hyps[i].angle_deg);
+  return log;
+}
+
 /* Detection and the matcher: the carpets, and the cards that show. */
 static tp_status find_objects(frame *fr, vis__table *t, vis_result *res,
                               vis__object **acc, int *n_acc, tp_error *err) {
@@ -2298,8 +2318,10 @@ static tp_status find_objects(frame *fr, vis__table *t, vis_result *res,
   if (!st) st = hypotheses(fr, t, &mp, &hyps, &n_hyps, &ahead, err);
   res->profile.detect_ms = vis__now_ms() - t1;
   t1 = vis__now_ms();
+  if (!st) mp.log = debug_log(fr, t, hyps, n_hyps);
   if (!st)
     st = vis__match(t, fr->tpl, fr->n_tpl, hyps, n_hyps, &mp, ahead, acc, n_acc, err);
+  if (mp.log) fclose(mp.log);
   res->profile.identify_ms = vis__now_ms() - t1;
   vis__match_ahead_free(ahead);
   free(hyps);
