@@ -689,6 +689,39 @@ static void test_hidden_under_later(void **state) {
   free(line);
 }
 
+/* The flight's line when blue, seen to land on card 0, is not shown by
+ * the frame in which green lands at (green_x, green_y) on green_card, nor by
+ * the one in which red lands last on card 6. */
+static char *flight_blue_hidden_by_landing(double green_x, double green_y,
+                                           int green_card) {
+  sink s = {0};
+  wch *w = three_player_game(&s);
+  wch_obs o = layout_obs(12);
+  add_carpet(&o, "blue", 90, 90, 0);
+  observe(w, &o);
+  o = layout_obs(12);
+  add_carpet(&o, "green", green_x, green_y, green_card);
+  observe(w, &o);
+  add_carpet(&o, "red", 290, 220, 6);
+  observe(w, &o);
+  return first_flight_line(w, &s);
+}
+
+/* A landed carpet that a frame does not show, with a carpet landing in
+ * that very frame over most of its place, was hidden, not carried off:
+ * the flight goes on and the hidden one keeps its cards (hard game 3:696
+ * round 3 flight 2). With the new carpet clear of its place, the landed
+ * one is gone and the flight is resolved without the carpets not seen. */
+static void test_hidden_by_landing(void **state) {
+  (void)state;
+  char *line = flight_blue_hidden_by_landing(95, 95, 0);
+  assert_string_equal(line, "flight blue=0 green=0 red=6");
+  free(line);
+  line = flight_blue_hidden_by_landing(190, 220, 5);
+  assert_string_equal(line, "flight blue=0 green=- red=-");
+  free(line);
+}
+
 /* The flight's line when green, surely seen on cards 4 and 0 in the
  * frame it landed in, is seen on card 4 alone once red lands at (red_x,
  * red_y) on `red_card`; green lies `green_dx` mm further right then. The
@@ -1710,6 +1743,7 @@ int main(void) {
       cmocka_unit_test(test_carpet_unseen),
       cmocka_unit_test(test_carpet_unseen_carried),
       cmocka_unit_test(test_hidden_under_later),
+      cmocka_unit_test(test_hidden_by_landing),
       cmocka_unit_test(test_sure_under_later),
       cmocka_unit_test(test_cards_by_id),
       cmocka_unit_test(test_taken_under_carpet),

@@ -1069,14 +1069,19 @@ static void note_last_seen(wch *w, const wch_obs *obs, const matching *m) {
   }
 }
 
-/* A carpet thrown after landed carpet k lies over most of where k was
- * last seen. */
-static bool covered_by_later(const wch *w, const wch_obs *obs, int k) {
+/* A carpet thrown after landed carpet k (or, with `landing_now`, a
+ * player's carpet this frame shows for the first time) lies over most of
+ * where k was last seen. */
+static bool covered_by_later(const wch *w, const wch_obs *obs, int k,
+                             bool landing_now) {
   const wch__last_seen *ls = &w->landed_last[k];
   const double *size = w->cfg.carpet_mm, most = 0.5 * size[0] * size[1];
   for (int c = 0; c < obs->n_carpets; c++) {
     const wch_carpet_obs *cp = &obs->carpets[c];
-    if (landed_index(w, cp->colour) > k &&
+    int later = landed_index(w, cp->colour);
+    bool new_one = landing_now && later < 0 &&
+                   ft_players_by_colour(&w->players, cp->colour) >= 0;
+    if ((later > k || new_one) &&
         wch__rect_overlap(ls->x, ls->y, ls->angle, size, cp->x_mm, cp->y_mm,
                           cp->angle_deg, size) > most)
       return true;
@@ -1095,7 +1100,7 @@ static void keep_hidden_landings(const wch *w, const wch_obs *obs,
   for (int i = 0; i < l->n; i++) {
     int k = landed_index(w, l->colour[i]);
     if (k < 0 || w->landed_off[k] || !w->landed_last[k].seen ||
-        wch__carpet_in(obs, l->colour[i]) || !covered_by_later(w, obs, k))
+        wch__carpet_in(obs, l->colour[i]) || !covered_by_later(w, obs, k, false))
       continue;
     const wch__last_seen *ls = &w->landed_last[k];
     memcpy(l->cards[i], ls->cards, (size_t)ls->n_cards * sizeof ls->cards[0]);
@@ -1310,17 +1315,24 @@ static void forget_vanished_carpets(wch *w, const wch_obs *obs) {
 }
 
 /* The frame shows landed carpet k where it was last seen lying (within a
- * match: a later carpet may push it a little). */
+ * match: a later carpet may push it a little), or does not show it and a
+ * carpet thrown after it, or one landing in this frame, lies over most of
+ * its place: it was hidden, not carried off (hard game 3:696 round 3
+ * flight 2: blue landed on red, both on the lamp, and the frame showed
+ * blue alone; the flight went with red alone, and green made a flight of
+ * its own). */
 static bool still_lies(const wch *w, const wch_obs *obs, int k) {
   const wch__last_seen *ls = &w->landed_last[k];
+  bool shown = false;
   for (int c = 0; c < obs->n_carpets; c++) {
     const wch_carpet_obs *cp = &obs->carpets[c];
     if (strcmp(cp->colour, w->landed[k])) continue;
+    shown = true;
     if (!ls->seen ||
         wch__dist(cp->x_mm, cp->y_mm, ls->x, ls->y) < w->cfg.match_mm)
       return true;
   }
-  return false;
+  return !shown && ls->seen && covered_by_later(w, obs, k, true);
 }
 
 /* Every carpet seen to land is gone from where it lay (taken, or carried
