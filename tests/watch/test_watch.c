@@ -764,6 +764,70 @@ static void test_sure_under_later(void **state) {
   free(line);
 }
 
+/* layout_obs(12) with card 5 (adventure E) seen only as a guess, and
+ * with `adventure_a` cards of type adventure A (cards 1, then 6, 7). */
+static wch_obs guessed_layout(int adventure_a) {
+  wch_obs o = layout_obs(12);
+  o.cards[5].type = -1;
+  o.cards[5].has_guess = true;
+  o.cards[5].guess = 5;
+  for (int k = 6; k < 5 + adventure_a; k++) o.cards[k].type = 1;
+  return o;
+}
+
+/* The game where card 5's type was a guess at the layout and the frame of
+ * the first landing reads it surely as `seen`; the transcript goes to
+ * *log (the caller frees it), and the type the game gives card 5. */
+static int retyped_card_5(int adventure_a, int seen, char **log) {
+  sink s = {0};
+  ft_players pl;
+  tp_error err;
+  wch *w = started_game("anna=red,ben=blue,cleo=green", &pl, &s);
+  assert_int_equal(wch_answer(w, "genies anna=8,3 ben=7,4 cleo=6,5", &err), TP_OK);
+  wch_obs o = guessed_layout(adventure_a);
+  observe(w, &o);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+  o.cards[5].type = seen;
+  o.cards[5].has_guess = false;
+  add_carpet(&o, "blue", 90, 90, 0);
+  observe(w, &o);
+  ft_card t[FT_MAX_CARDS];
+  int n = ft_game_table(wch_game(w), t), type = -1;
+  for (int k = 0; k < n; k++)
+    if (t[k].id == 5) type = t[k].type;
+  wch_destroy(w);
+  *log = s.log;
+  return type;
+}
+
+/* A layout card whose type was only guessed, read surely as another type
+ * later, is retyped: the layout line is rewritten (with a comment that
+ * says so) and the game rebuilt from it, and a resume reads it so too.
+ * When the rules cannot take the new type (a fourth adventure A) the old
+ * one stays. */
+static void test_retype_guessed(void **state) {
+  (void)state;
+  char *log;
+  assert_int_equal(retyped_card_5(1, 6, &log), 6);
+  assert_non_null(strstr(log, " 5=spice-bazaar@"));
+  assert_non_null(strstr(log, "# watch retyped card=5 adventure-e->spice-bazaar "));
+  tp_error err;
+  ft_players pl;
+  wch *w = new_game("anna=red,ben=blue,cleo=green", &pl, NULL);
+  assert_int_equal(wch_resume(w, "t", log, strlen(log), NULL, &err), TP_OK);
+  ft_card t[FT_MAX_CARDS];
+  assert_int_equal(ft_game_table(wch_game(w), t), 12);
+  assert_int_equal(t[5].type, 6);
+  wch_destroy(w);
+  free(log);
+  assert_int_equal(retyped_card_5(3, 1, &log), 5); /* refused */
+  assert_non_null(strstr(log, " 5=adventure-e@"));
+  assert_null(strstr(log, "retyped"));
+  free(log);
+  assert_int_equal(retyped_card_5(1, 5, &log), 5); /* the same type */
+  free(log);
+}
+
 /* Cards the observer names by id (analysed against the layout reference)
  * are those cards wherever they lie; one moved far was bumped. */
 static void test_cards_by_id(void **state) {
@@ -1744,6 +1808,7 @@ int main(void) {
       cmocka_unit_test(test_carpet_unseen_carried),
       cmocka_unit_test(test_hidden_under_later),
       cmocka_unit_test(test_hidden_by_landing),
+      cmocka_unit_test(test_retype_guessed),
       cmocka_unit_test(test_sure_under_later),
       cmocka_unit_test(test_cards_by_id),
       cmocka_unit_test(test_taken_under_carpet),

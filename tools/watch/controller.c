@@ -484,8 +484,10 @@ static void seen_as(wch__card *c, const wch_card_obs *o) {
   }
   c->seen++;
   /* a sure type counts twice a guess */
-  if (o->type >= 0 && o->type < FT_N_TYPES)
+  if (o->type >= 0 && o->type < FT_N_TYPES) {
     c->votes[o->type] += 2;
+    c->sure_types |= 1u << o->type;
+  }
   else if (o->has_guess && o->guess >= 0 && o->guess < FT_N_TYPES)
     c->votes[o->guess]++;
   c->type = voted_type(c);
@@ -593,6 +595,7 @@ static void fit_deck_counts(wch *w) {
       wch__card *c = &w->ref[k];
       counts[t]--;
       c->type = next_type_with_room(c, counts);
+      c->type_guessed = true; /* not what the frames said */
       wch__warn(w, "layout_type_used_up", "Card %d looks like %s, but the game "
                 "has had all %d of them: counted as %s.", c->id,
                 wch__card_label(t), ft_deck_count(t), wch__card_label(c->type));
@@ -687,6 +690,7 @@ static tp_status take_layout(wch *w, tp_error *err) {
     wch__card c = w->track[k];
     if (!layout_card_counts(&c)) continue;
     c.type = voted_type(&c);
+    c.type_guessed = !(c.sure_types >> c.type & 1);
     c.id = w->next_id++;
     c.missing_warned = c.bump_warned = false;
     w->ref[n++] = c;
@@ -1614,6 +1618,48 @@ void wch_source_ended(wch *w) {
   if (w->stage == WCH_WAIT_TAKING) round_over(w); /* no taking to wait for */
 }
 
+/* The card this frame surely reads as another type than table card k's
+ * guessed one, at k's place and clear of the carpets (an index into
+ * obs->cards, -1: none). Such a reading pairs with no table card, or
+ * with another of its type as if bumped there. */
+static int sure_other_type(const wch *w, const wch_obs *obs, const matching *m,
+                           int k) {
+  const wch__card *c = &w->ref[k];
+  int pick = -1;
+  double best = w->cfg.match_mm;
+  for (int i = 0; i < obs->n_cards; i++) {
+    const wch_card_obs *o = &obs->cards[i];
+    int r = m->ref_of_obs[i];
+    if (o->has_id || o->type < 0 || o->type >= FT_N_TYPES ||
+        o->type == c->type || (c->retype_refused >> o->type & 1) ||
+        m->ghost_of_obs[i] != -1 || (r != -1 && !(r >= 0 && m->bumped[r])))
+      continue;
+    double d = wch__dist(o->x_mm, o->y_mm, c->x, c->y);
+    if (d <= best && !carpet_covers(w, obs, o->x_mm, o->y_mm, o->angle_deg))
+      best = d, pick = i;
+  }
+  return pick;
+}
+
+/* Table cards whose layout type was only a guess that this frame shows
+ * surely as another type are retyped (retype.c). */
+static tp_status retype_guessed(wch *w, const wch_obs *obs, matching *m,
+                                tp_error *err) {
+  bool any = false;
+  for (int k = 0; k < w->n_ref; k++) {
+    if (!w->ref[k].type_guessed || w->ref[k].unseen || m->obs_of_ref[k] >= 0)
+      continue;
+    int i = sure_other_type(w, obs, m, k);
+    if (i < 0) continue;
+    int before = w->ref[k].type;
+    tp_status st = wch__retype_card(w, k, obs->cards[i].type, err);
+    if (st != TP_OK) return st;
+    any |= w->ref[k].type != before;
+  }
+  if (any) match_cards(w, obs, m);
+  return TP_OK;
+}
+
 tp_status wch_observe(wch *w, const wch_obs *obs, tp_error *err) {
   w->confirming = false; /* a new still scene */
   w->frame = obs->frame;
@@ -1626,6 +1672,10 @@ tp_status wch_observe(wch *w, const wch_obs *obs, tp_error *err) {
   match_cards(w, obs, &m);
   forget_taken_ghosts(w, obs, &m);
   match_cards(w, obs, &m); /* ghost indices changed */
+  if (w->stage == WCH_WAIT_THROWS || w->stage == WCH_WAIT_TAKING) {
+    tp_status st = retype_guessed(w, obs, &m, err);
+    if (st != TP_OK) return st;
+  }
   switch (w->stage) {
   case WCH_WAIT_LAYOUT:
     return observe_layout(w, obs, &m, err);

@@ -16,6 +16,11 @@ typedef struct {
   int seen, missed, missed_in_row;
   int votes[FT_N_TYPES];
   bool unseen; /* a layout card that no frame showed: place unknown */
+  unsigned sure_types; /* bit t: a frame of the layout was sure it is t */
+  /* its type in the layout is a guess (no frame was sure of it): a later
+   * frame sure of another type retypes it (retype.c) */
+  bool type_guessed;
+  unsigned retype_refused; /* bit t: the game could not take type t */
 } wch__card;
 
 /* A card out of the game (claimed, won, leftover) that may still lie on
@@ -231,6 +236,10 @@ void wch__emit_flight(wch *w);
 void wch__emit_round_end(wch *w, const ft_round_report *r);
 void wch__emit_final(wch *w);
 void wch__say_flight(wch *w);
+
+/* retype.c: card w->ref[k] is `type` (a frame sure of it), not the type
+ * guessed at the layout; refused (warned) when the game cannot take it */
+tp_status wch__retype_card(wch *w, int k, int type, tp_error *err);
 
 /* geom.c */
 double wch__rect_overlap(double ax, double ay, double aang, const double asz[2],
