@@ -383,7 +383,7 @@ static void test_layout_late_card(void **state) {
 
 /* A layout card no frame shows before the flight is resolved is counted
  * with the most likely type (warned), and takes its place when it is seen
- * later; the flight goes on. */
+ * later, with the type it is seen as; the flight goes on. */
 static void test_layout_unseen_card(void **state) {
   (void)state;
   sink s = {0};
@@ -412,6 +412,10 @@ static void test_layout_unseen_card(void **state) {
   add_carpet(&rest, "red", 390, 350, 8);
   observe(w, &rest);
   assert_non_null(strstr(s.log, "flight blue=3 green=6 red=11"));
+  /* counted as the most likely type (a palace), seen surely as the
+   * desert: retyped, as a guessed layout type is */
+  assert_non_null(strstr(s.log, " 11=desert\n"));
+  assert_non_null(strstr(s.log, "# watch retyped card=11 palace->desert "));
   wch_destroy(w);
   free(s.log);
 }

@@ -487,8 +487,7 @@ static void seen_as(wch__card *c, const wch_card_obs *o) {
   if (o->type >= 0 && o->type < FT_N_TYPES) {
     c->votes[o->type] += 2;
     c->sure_types |= 1u << o->type;
-  }
-  else if (o->has_guess && o->guess >= 0 && o->guess < FT_N_TYPES)
+  } else if (o->has_guess && o->guess >= 0 && o->guess < FT_N_TYPES)
     c->votes[o->guess]++;
   c->type = voted_type(c);
 }
@@ -766,28 +765,37 @@ static tp_status observe_layout(wch *w, const wch_obs *obs, const matching *m,
 /* A card no frame of the layout showed, seen now clear of the carpets:
  * while the first flight is not resolved it joins the layout; later it
  * takes the place of a layout card that was never seen. */
-static void adopt_card(wch *w, const wch_card_obs *o) {
+/* Returns the index of the layout card that a sure reading of another
+ * type than it was counted as put in place (-1: none). */
+static int adopt_card(wch *w, const wch_card_obs *o, bool guessed) {
   wch__card c = {.id = -1, .type = o->type, .x = o->x_mm, .y = o->y_mm,
-                 .angle = o->angle_deg, .seen = 1};
+                 .angle = o->angle_deg, .seen = 1, .type_guessed = guessed};
   if (w->layout_pending) {
-    if (w->n_ref >= expected_layout(w)) return;
+    if (w->n_ref >= expected_layout(w)) return -1;
     c.id = w->next_id++;
     w->ref[w->n_ref++] = c;
     wch__say(w, WCH_SAY_INFO, "Card %d (%s) is seen now: it belongs to the "
              "layout.", c.id, wch__card_label(c.type));
-    return;
+    return -1;
   }
   int k = -1;
   for (int j = 0; j < w->n_ref; j++)
     if (w->ref[j].unseen && (k < 0 || w->ref[j].type == o->type)) k = j;
-  if (k < 0) return;
+  if (k < 0) return -1;
+  bool other = w->ref[k].type != o->type;
   if (w->ref[k].type != o->type)
     wch__warn(w, "layout_unseen_type", "Card %d is %s, but was counted as %s "
               "when it could not be seen.", w->ref[k].id,
               wch__card_label(o->type), wch__card_label(w->ref[k].type));
   c.id = w->ref[k].id;
   c.type = w->ref[k].type; /* the rules know it as that */
+  /* counted as the most likely type: a frame sure of another type at its
+   * place retypes it (this one at once: once every card is seen, frames
+   * are analysed against the layout reference, which knows it as
+   * counted) */
+  c.type_guessed = true;
   w->ref[k] = c;
+  return other && !guessed ? k : -1;
 }
 
 /* A known card (on the table, or out of the game but still there) lies
@@ -807,24 +815,29 @@ static bool known_place(const wch *w, double x, double y) {
 
 /* Cards that are not on the game's table or out of it, clear of the
  * carpets and of the known cards' places, with a type: layout cards first
- * seen now. */
-static bool adopt_new_cards(wch *w, const wch_obs *obs, const matching *m) {
+ * seen now (*adopted). One seen surely as another type than it was
+ * counted as is retyped (retype.c). */
+static tp_status adopt_new_cards(wch *w, const wch_obs *obs, const matching *m,
+                                 bool *adopted, tp_error *err) {
   bool any_unseen = w->layout_pending;
   for (int k = 0; k < w->n_ref; k++) any_unseen |= w->ref[k].unseen;
-  if (!any_unseen) return false;
-  bool adopted = false;
+  *adopted = false;
+  if (!any_unseen) return TP_OK;
   for (int i = 0; i < obs->n_cards; i++) {
     wch_card_obs o = obs->cards[i];
-    if (o.type < 0 && o.has_guess) o.type = o.guess;
+    bool guessed = o.type < 0 && o.has_guess;
+    if (guessed) o.type = o.guess;
     if (m->ref_of_obs[i] != -1 || m->ghost_of_obs[i] != -1 || o.type < 0 ||
         o.type >= FT_N_TYPES || known_place(w, o.x_mm, o.y_mm) ||
         carpet_covers(w, obs, o.x_mm, o.y_mm, o.angle_deg))
       continue;
     int before = w->n_ref;
-    adopt_card(w, &o);
-    adopted |= w->n_ref != before || !w->layout_pending;
+    int k = adopt_card(w, &o, guessed);
+    *adopted |= w->n_ref != before || !w->layout_pending;
+    tp_status st = k >= 0 ? wch__retype_card(w, k, o.type, err) : TP_OK;
+    if (st != TP_OK) return st;
   }
-  return adopted;
+  return TP_OK;
 }
 
 /* ---- throws ---- */
@@ -1379,7 +1392,10 @@ static tp_status observe_throws(wch *w, const wch_obs *obs, const matching *m,
     w->have_throw_obs = true;
   }
   matching again;
-  if (adopt_new_cards(w, obs, m)) {
+  bool adopted;
+  tp_status adopt_st = adopt_new_cards(w, obs, m, &adopted, err);
+  if (adopt_st != TP_OK) return adopt_st;
+  if (adopted) {
     match_cards(w, obs, &again);
     m = &again;
   }
