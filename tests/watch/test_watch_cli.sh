@@ -370,4 +370,37 @@ expect_exit 0 "$TEPPICH" watch --observations "$T/twin.jsonl" --players $P --fas
   --answers "$T/g/answers.txt" --transcript "$T/twin.t"
 grep '^flight\|^reveal\|^lamps' "$T/twin.t" >"$T/a"
 cmp -s "$T/a" "$T/b" || fail "a twin of blue under it was taken for a landing"
+
+# 16. a replay's reveals come in the true game's order of its contests,
+# which is not the watch's where the eyes gave the cards ids in another
+# order (a card seen late gets a late id). Simulated game 16 (3 players) has a flight
+# with two contests, anna-cleo then anna-ben; with their recorded reveals
+# swapped each contest still gets its own (by its players), and a resume
+# between the two finds the line the first one used (main answered each
+# with the other's line: assumed answers and another final table).
+expect_exit 0 "$TEPPICH" watch --simulate 16 --players $P --write "$T/g16"
+awk '/^reveal anna=[0-9]+ cleo=[0-9]+$/ && !held { held = $0; next }
+     held && /^reveal anna=[0-9]+ ben=[0-9]+$/ {
+       print; print held; sub(/^reveal /, "", held); print held >"/dev/stderr"
+       held = ""; swapped++; next }
+     held { print held; held = "" }
+     { print }
+     END { if (held) print held; if (swapped != 1) exit 1 }' \
+  "$T/g16/answers.txt" >"$T/swapped.answers" 2>"$T/first.reveal" || fail "no two contests to swap"
+"$TEPPICH" score "$T/g16/truth.transcript" | tail -n +2 >"$T/truth16.score"
+expect_exit 0 "$TEPPICH" watch --observations "$T/g16/obs.jsonl" --players $P --fast \
+  --answers "$T/swapped.answers" --transcript "$T/swapped.t"
+grep -q "assumed" "$T/out" && fail "an answer was assumed for swapped reveals"
+"$TEPPICH" score "$T/swapped.t" | tail -n +2 >"$T/swapped.score"
+cmp -s "$T/swapped.score" "$T/truth16.score" || fail "swapped reveals: not the true final table"
+# resumed right after the first of the two reveals
+awk -v first="$(cat "$T/first.reveal")" '{ print }
+  /^reveal [0-9]+ / && substr($0, length($0) - length(first) + 1) == first { getline; print; exit }' \
+  "$T/swapped.t" >"$T/between.t"
+grep -q '^# watch frame=' <(tail -1 "$T/between.t") || fail "no mark after the reveal"
+expect_exit 0 "$TEPPICH" watch --observations "$T/g16/obs.jsonl" --players $P --fast \
+  --answers "$T/swapped.answers" --resume "$T/between.t"
+grep -q "assumed" "$T/out" && fail "an answer was assumed after the resume"
+"$TEPPICH" score "$T/between.t" | tail -n +2 >"$T/between.score"
+cmp -s "$T/between.score" "$T/truth16.score" || fail "resumed between swapped reveals: not the true final table"
 finish

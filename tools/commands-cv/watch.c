@@ -348,6 +348,91 @@ static void skip_answers(app *a, int n) {
     if (!next_answer_line(a, line, sizeof line)) return;
 }
 
+/* ---- recorded reveals in the true game's order ---- */
+
+enum { REVEAL_WINDOW = 16, ANSWER_LINE_MAX = 512 };
+
+/* The next reveal lines of the answers (stopping at the first other
+ * line): their text, and where each starts in answers_text. */
+typedef struct {
+  int n;
+  size_t at[REVEAL_WINDOW];
+  char text[REVEAL_WINDOW][ANSWER_LINE_MAX];
+  const char *line[REVEAL_WINDOW];
+} reveal_window;
+
+static bool names_other_question(const char *line, wch_question_kind kind);
+static bool is_reveal_of_players(const app *a, const char *line);
+
+static void next_reveals(const app *a, reveal_window *rw) {
+  const char *text = a->answers_text;
+  size_t p = a->answers_pos;
+  rw->n = 0;
+  while (rw->n < REVEAL_WINDOW && text[p]) {
+    size_t n = strcspn(text + p, "\n"), next = p + n + (text[p + n] ? 1 : 0);
+    char *line = rw->text[rw->n];
+    if (n >= ANSWER_LINE_MAX) n = ANSWER_LINE_MAX - 1;
+    memcpy(line, text + p, n);
+    line[n] = '\0';
+    const char *word = line + strspn(line, " \t\r");
+    if (*word && *word != '#') {
+      if (names_other_question(line, WCH_Q_REVEAL) || !is_reveal_of_players(a, line))
+        break;
+      rw->at[rw->n] = p;
+      rw->line[rw->n] = line;
+      rw->n++;
+    }
+    p = next;
+  }
+}
+
+/* Moves the window's line i before its line 0 in answers_text (the
+ * lines between keep their order), so that it is read next (error
+ * messages then count the lines in the new order). */
+static void bring_first(app *a, const reveal_window *rw, int i) {
+  char *text = a->answers_text;
+  size_t from = rw->at[0], at = rw->at[i];
+  size_t len = strcspn(text + at, "\n");
+  bool nl = text[at + len] == '\n';
+  size_t block = at - from; /* ends with a newline */
+  char *moved = malloc(len + block + 1);
+  if (!moved) return; /* the file's order stays */
+  memcpy(moved, text + at, len);
+  moved[len] = '\n';
+  memcpy(moved + len + 1, text + from, block - 1);
+  if (nl) moved[len + block] = '\n';
+  memcpy(text + from, moved, len + block + (nl ? 1 : 0));
+  free(moved);
+}
+
+/* The contest waiting now is answered by the recorded reveal of its
+ * players, wherever it comes among the flight's (the true game's order
+ * of its contests may differ from the watch's). */
+static void reveal_for_contest(app *a) {
+  reveal_window rw;
+  next_reveals(a, &rw);
+  int i = wch_pick_reveal(a->w, rw.line, rw.n);
+  if (i > 0) bring_first(a, &rw, i);
+}
+
+/* A resume between two reveals of a flight: the lines used for the
+ * reveals already given are found again among the flight's (by their
+ * genies), as the run before the resume took them. */
+static void skip_given_reveals(app *a, int used) {
+  int given = wch_reveals_given(a->w);
+  if (!a->answers_text || given <= 0 || given > used) return;
+  a->answers_pos = 0;
+  a->answers_line = 0;
+  skip_answers(a, used - given);
+  for (int k = 0; k < given; k++) {
+    reveal_window rw;
+    next_reveals(a, &rw);
+    int i = wch_pick_given(a->w, k, rw.line, rw.n);
+    if (i > 0) bring_first(a, &rw, i);
+    skip_answers(a, 1);
+  }
+}
+
 static bool is_command(const char *line) {
   while (*line == ' ') line++;
   return !strncmp(line, "undo", 4) || !strncmp(line, "give ", 5) ||
@@ -481,6 +566,7 @@ static bool answer_questions(app *a) {
   char line[512];
   tp_error err;
   while (wch_question_pending(a->w, &q)) {
+    if (q.kind == WCH_Q_REVEAL && a->answers_text) reveal_for_contest(a);
     size_t pos = a->answers_pos;
     int line_no = a->answers_line;
     if (next_answer_line(a, line, sizeof line)) {
@@ -1621,6 +1707,7 @@ static int start_or_resume(app *a, int64_t *skip_to) {
   if (st != TP_OK) return cli_fail(2, "%s", err.text);
   *skip_to = wch_resume_frame(a->w);
   skip_answers(a, wch_answers_used(a->w));
+  skip_given_reveals(a, wch_answers_used(a->w));
   /* stopped between a flight's announcement and its second look: the
    * frames after the resumed one give it */
   if (a->confirm_frames > 0 && wch_confirm_pending(a->w))

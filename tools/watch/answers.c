@@ -217,6 +217,53 @@ bool wch_assumed_answer(const wch *w, const char *recorded, char *line,
   return len < cap;
 }
 
+/* ---- recorded reveals in another order ---- */
+
+/* Bit p: player p reveals a genie in the line (0: not a reveal line). */
+static unsigned reveal_players(const wch *w, const char *line,
+                               int genies[FT_MAX_PLAYERS]) {
+  tp_error why;
+  if (ft_answer_reveal(&w->players, line, genies, &why) != TP_OK) return 0;
+  unsigned mask = 0;
+  for (int p = 0; p < w->players.n_players; p++)
+    if (genies[p] > 0) mask |= 1u << p;
+  return mask;
+}
+
+int wch_pick_reveal(const wch *w, const char *const *lines, int n) {
+  wch_question q;
+  if (!wch_question_pending(w, &q) || q.kind != WCH_Q_REVEAL ||
+      w->n_results < 0)
+    return -1;
+  int left = w->report.n_contests - w->n_results;
+  if (n > left) n = left;
+  unsigned want = 0;
+  for (int k = 0; k < q.n_players; k++) want |= 1u << q.players[k];
+  int genies[FT_MAX_PLAYERS];
+  for (int i = 0; i < n; i++)
+    if (reveal_players(w, lines[i], genies) == want) return i;
+  return -1;
+}
+
+int wch_reveals_given(const wch *w) {
+  wch_question q;
+  if (!wch_question_pending(w, &q) || q.kind != WCH_Q_REVEAL) return 0;
+  return w->n_results > 0 ? w->n_results : 0;
+}
+
+int wch_pick_given(const wch *w, int k, const char *const *lines, int n) {
+  if (k < 0 || k >= wch_reveals_given(w)) return -1;
+  const int *given = w->results[k].revealed;
+  int genies[FT_MAX_PLAYERS];
+  for (int i = 0; i < n; i++) {
+    bool same = reveal_players(w, lines[i], genies) != 0;
+    for (int p = 0; same && p < w->players.n_players; p++)
+      same = genies[p] == given[p];
+    if (same) return i;
+  }
+  return -1;
+}
+
 /* ---- corrections ---- */
 
 /* Puts the game back to just before the last flight. The transcript is

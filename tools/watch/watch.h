@@ -231,6 +231,21 @@ tp_status wch_answer(wch *w, const char *line, tp_error *err);
 bool wch_assumed_answer(const wch *w, const char *recorded, char *line,
                         size_t cap);
 
+/* A replay's recorded reveals come in the order the true game settled
+ * its contests (its layout order), which is not the watch's where the
+ * eyes gave the cards ids in another order (a card seen late gets a late
+ * id). wch_pick_reveal: of the next recorded answer lines (`lines`, n of
+ * them, all reveal lines), the one that answers the contest waiting now:
+ * the first revealed by exactly its players, among as many lines as the
+ * flight has contests left; -1 when none is (the order stays the
+ * file's). wch_reveals_given: the reveals already given for the flight
+ * that waits for one (0: none waits); wch_pick_given: of the lines, the
+ * one that gave the k-th of them (its players and genies; -1: none), so
+ * that a resume finds the lines a replay used. */
+int wch_pick_reveal(const wch *w, const char *const *lines, int n);
+int wch_reveals_given(const wch *w);
+int wch_pick_given(const wch *w, int k, const char *const *lines, int n);
+
 /* Commands people give:
  *   undo               take back the last flight: its cards go back on the
  *                      table, its genie swaps are undone, throw again
