@@ -21,7 +21,8 @@ head -1 "$T/g/answers.txt" | grep -Eq '^genies anna=[0-9,]+ ben=[0-9,]+$' || fai
 [ "$(grep -c '^lamps ' "$T/g/answers.txt")" = 4 ] || fail "answers: expected 4 lamps lines (4 rounds)"
 [ "$(grep -c '^reveal ' "$T/g/answers.txt")" = "$(grep -c '^reveal ' "$T/g/transcript.txt")" ] ||
   fail "answers and transcript disagree on the contests"
-grep -Eq '^reveal [a-z]+=[0-9]+( [a-z]+=[0-9]+)+$' "$T/g/answers.txt" || fail "answers: no well-formed reveal line"
+grep -Eq '^reveal [a-z]+=[0-9]+( [a-z]+=[0-9]+)+ # card [a-z-]+@-?[0-9.]+,-?[0-9.]+$' "$T/g/answers.txt" ||
+  fail "answers: no well-formed reveal line (naming its card)"
 
 # deterministic
 expect_exit 0 "$TEPPICH" render --game 5 --players 2 --size 160x90 "$T/h"

@@ -832,6 +832,51 @@ static void test_retype_guessed(void **state) {
   free(log);
 }
 
+/* A replay's recorded reveals come in the true game's order, and its
+ * card ids are not the watch's: the line for the contest asked is the
+ * one by its players that names its card (hard game 3:696 round 1 flight
+ * 3: ben and cleo contest the desert and the camel bazaar; the watch's
+ * ids put them in the other order, and each got the other's genies). */
+static void test_pick_reveal(void **state) {
+  (void)state;
+  sink s = {0};
+  tp_error err;
+  wch *w = three_player_game(&s);
+  wch_obs o = layout_obs(12);
+  add_carpet(&o, "blue", 140, 155, 0);
+  o.carpets[0].on_cards[o.carpets[0].n_on_cards++] = 5;
+  observe(w, &o);
+  add_carpet(&o, "green", 140, 150, 0);
+  o.carpets[1].on_cards[o.carpets[1].n_on_cards++] = 5;
+  observe(w, &o);
+  add_carpet(&o, "red", 390, 350, 11);
+  observe(w, &o);
+  wch_question q;
+  assert_true(wch_question_pending(w, &q));
+  assert_int_equal(q.card, 0);
+  const char *named[] = {"reveal ben=7 cleo=6 # card adventure-e@190.0,220.0",
+                         "reveal ben=4 cleo=5 # card palace@90.0,90.0"};
+  const char *by_type[] = {"reveal ben=7 cleo=6 # card adventure-e",
+                           "reveal ben=4 cleo=5 # card palace"};
+  const char *unnamed[] = {"reveal ben=7 cleo=6", "reveal ben=4 cleo=5"};
+  const char *others[] = {"reveal anna=8 ben=4", "reveal ben=7 cleo=6"};
+  assert_int_equal(wch_pick_reveal(w, named, 2), 1);
+  assert_int_equal(wch_pick_reveal(w, by_type, 2), 1);
+  assert_int_equal(wch_pick_reveal(w, unnamed, 2), 0);
+  assert_int_equal(wch_pick_reveal(w, others, 2), 1);
+  assert_int_equal(wch_pick_reveal(w, others, 1), -1);
+  assert_int_equal(wch_reveals_given(w), 0);
+  assert_int_equal(wch_answer(w, named[1], &err), TP_OK);
+  assert_int_equal(wch_reveals_given(w), 1);
+  assert_int_equal(wch_pick_given(w, 0, named, 2), 1);
+  assert_true(wch_question_pending(w, &q));
+  assert_int_equal(q.card, 5);
+  assert_int_equal(wch_pick_reveal(w, named, 2), 0);
+  assert_int_equal(wch_pick_reveal(w, named, 1), 0);
+  wch_destroy(w);
+  free(s.log);
+}
+
 /* Cards the observer names by id (analysed against the layout reference)
  * are those cards wherever they lie; one moved far was bumped. */
 static void test_cards_by_id(void **state) {
@@ -1813,6 +1858,7 @@ int main(void) {
       cmocka_unit_test(test_hidden_under_later),
       cmocka_unit_test(test_hidden_by_landing),
       cmocka_unit_test(test_retype_guessed),
+      cmocka_unit_test(test_pick_reveal),
       cmocka_unit_test(test_sure_under_later),
       cmocka_unit_test(test_cards_by_id),
       cmocka_unit_test(test_taken_under_carpet),

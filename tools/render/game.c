@@ -213,6 +213,19 @@ static tp_status fly(film *f, int k, int owner) {
   return st == TP_OK ? shoot(f, STILL_SCENE_FRAMES, what) : st;
 }
 
+/* A reveal line names the contest's card in a comment (`# card
+ * camel-bazaar@85.7,272.9`): a replay asks the contests in the watch's
+ * order, which may not be this one (its card ids are its own), and finds
+ * each contest's line by its card (docs/watch.md). */
+static void answer_names_card(film *f, int id) {
+  ft_card cards[FT_MAX_CARDS];
+  int n = ft_game_table(f->game, cards);
+  for (int k = 0; k < n; k++)
+    if (cards[k].id == id && cards[k].has_pos)
+      sb_printf(&f->answers, " # card %s@%.1f,%.1f", ft_card_type_name(cards[k].type),
+                cards[k].x_mm, cards[k].y_mm);
+}
+
 static tp_status contests(film *f) {
   ft_game_contest c;
   while (ft_game_next_contest(f->game, &c)) {
@@ -224,6 +237,7 @@ static tp_status contests(film *f) {
       genies[p] = h.values[rnd__int(&f->g, 0, h.n - 1)];
       sb_printf(&f->answers, " %s=%d", f->players.players[p].name, genies[p]);
     }
+    answer_names_card(f, c.card);
     sb_printf(&f->answers, "\n");
     ft_contest_result res;
     tp_status st = ft_game_reveal(f->game, c.card, genies, &res, f->err);

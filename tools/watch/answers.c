@@ -1,6 +1,7 @@
 /* watch answers: the questions only people can answer (genies, reveals,
  * lamps; spec section 6) and the corrections (undo, give, resolve). */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,6 +231,42 @@ static unsigned reveal_players(const wch *w, const char *line,
   return mask;
 }
 
+/* The card a recorded reveal names in its comment (`reveal anna=7 ben=3
+ * # card camel-bazaar@85.7,272.9`, as `teppich render` writes it): its
+ * type (-1: none named) and place (has_place false: none). */
+typedef struct {
+  int type;
+  bool has_place;
+  double x, y;
+} named_card;
+
+static named_card card_named(const char *line) {
+  named_card c = {.type = -1};
+  const char *p = strstr(line, "# card ");
+  char name[32];
+  if (!p || sscanf(p + 7, "%31[a-z-]", name) != 1) return c;
+  c.type = ft_card_type_parse(name);
+  const char *at = strchr(p, '@');
+  c.has_place = at && sscanf(at + 1, "%lf,%lf", &c.x, &c.y) == 2;
+  return c;
+}
+
+/* How far the card a line names lies from table card `id` (0 when
+ * neither place is known and the types are the same; HUGE_VAL when
+ * nothing ties them). */
+static double named_distance(const wch *w, const named_card *c, int id) {
+  for (int k = 0; k < w->n_ref; k++) {
+    const wch__card *r = &w->ref[k];
+    if (r->id != id) continue;
+    if (c->has_place && !r->unseen) return wch__dist(c->x, c->y, r->x, r->y);
+    return c->type >= 0 && c->type == r->type ? 0 : HUGE_VAL;
+  }
+  return HUGE_VAL;
+}
+
+/* Of the lines revealed by exactly the contest's players, the one that
+ * names the contest's card (nearest its place, else of its type), else
+ * the first. */
 int wch_pick_reveal(const wch *w, const char *const *lines, int n) {
   wch_question q;
   if (!wch_question_pending(w, &q) || q.kind != WCH_Q_REVEAL ||
@@ -239,10 +276,16 @@ int wch_pick_reveal(const wch *w, const char *const *lines, int n) {
   if (n > left) n = left;
   unsigned want = 0;
   for (int k = 0; k < q.n_players; k++) want |= 1u << q.players[k];
-  int genies[FT_MAX_PLAYERS];
-  for (int i = 0; i < n; i++)
-    if (reveal_players(w, lines[i], genies) == want) return i;
-  return -1;
+  int genies[FT_MAX_PLAYERS], first = -1, named = -1;
+  double best = HUGE_VAL;
+  for (int i = 0; i < n; i++) {
+    if (reveal_players(w, lines[i], genies) != want) continue;
+    if (first < 0) first = i;
+    named_card c = card_named(lines[i]);
+    double d = named_distance(w, &c, q.card);
+    if (d < best) best = d, named = i;
+  }
+  return named >= 0 ? named : first;
 }
 
 int wch_reveals_given(const wch *w) {

@@ -236,9 +236,11 @@ bool wch_assumed_answer(const wch *w, const char *recorded, char *line,
  * eyes gave the cards ids in another order (a card seen late gets a late
  * id). wch_pick_reveal: of the next recorded answer lines (`lines`, n of
  * them, all reveal lines), the one that answers the contest waiting now:
- * the first revealed by exactly its players, among as many lines as the
- * flight has contests left; -1 when none is (the order stays the
- * file's). wch_reveals_given: the reveals already given for the flight
+ * among as many lines as the flight has contests left, those revealed by
+ * exactly its players, and of them the one whose comment names its card
+ * (`# card TYPE@X,Y`, as `teppich render` writes it: the nearest to the
+ * card's place, else one of its type), else the first; -1 when none is
+ * (the order stays the file's). wch_reveals_given: the reveals already given for the flight
  * that waits for one (0: none waits); wch_pick_given: of the lines, the
  * one that gave the k-th of them (its players and genies; -1: none), so
  * that a resume finds the lines a replay used. */
