@@ -1565,7 +1565,9 @@ static void test_said_genies_and_returned(void **state) {
 }
 
 /* When the recorded answers no longer fit, the game goes on with an
- * assumed answer: each player in the contest reveals the highest genie. */
+ * assumed answer: each player in the contest reveals the highest genie,
+ * or the recorded one where held, or held ones that keep the recorded
+ * winner and lowest. */
 static void test_assumed_answer(void **state) {
   (void)state;
   sink s = {0};
@@ -1588,6 +1590,11 @@ static void test_assumed_answer(void **state) {
    * does not hold 8; anna is not in this contest) */
   assert_true(wch_assumed_answer(w, "reveal anna=8 ben=4 cleo=8", line,
                                  sizeof line));
+  assert_string_equal(line, "reveal ben=4 cleo=6");
+  /* neither is held (the swaps of contests asked in another order than
+   * recorded moved them): held genies that keep the recorded winner and
+   * lowest (the highest of each, ben 7 and cleo 6, made ben win) */
+  assert_true(wch_assumed_answer(w, "reveal ben=3 cleo=8", line, sizeof line));
   assert_string_equal(line, "reveal ben=4 cleo=6");
   assert_int_equal(wch_answer(w, "reveal ben=7 cleo=6", &err), TP_OK);
   assert_non_null(strstr(s.log, "reveal 0 ben=7 cleo=6"));

@@ -192,6 +192,57 @@ static bool holds(const ft_hand *h, int value) {
   return false;
 }
 
+/* The contestant (index into q->players) with the highest / lowest of
+ * the genies g[k]. */
+static void winner_lowest(const wch_question *q, const int *g, int *hi,
+                          int *lo) {
+  *hi = *lo = 0;
+  for (int k = 1; k < q->n_players; k++) {
+    if (g[k] > g[*hi]) *hi = k;
+    if (g[k] < g[*lo]) *lo = k;
+  }
+}
+
+/* Genies the contestants hold that give the recorded reveal's winner and
+ * lowest (so the card and the swap go as recorded), as many of them the
+ * recorded ones as can be, the rest as near them as can be. A replay's
+ * contests asked in another order than the recorded game settled them
+ * (docs/watch.md) swap genies in another order, so a recorded genie may
+ * be with another player by then (hard game 3:696 round 1: cleo revealed
+ * 8 for the desert after winning it from ben for the camel bazaar, which
+ * the watch asks second). False when none do or the line does not name
+ * every contestant; g[k] is for q->players[k]. */
+static bool keep_winner(const wch *w, const wch_question *q, const int *said,
+                        int *g) {
+  ft_hand h[FT_MAX_PLAYERS];
+  int want[FT_MAX_PLAYERS], at[FT_MAX_PLAYERS] = {0}, n = q->n_players;
+  for (int k = 0; k < n; k++) {
+    h[k] = ft_game_genies(w->game, q->players[k]);
+    want[k] = said[q->players[k]];
+    if (want[k] <= 0 || h[k].n <= 0) return false;
+  }
+  int hi, lo, best_exact = -1, best_off = 0, try[FT_MAX_PLAYERS];
+  winner_lowest(q, want, &hi, &lo);
+  for (;;) { /* every choice, one genie per contestant */
+    int exact = 0, off = 0, t_hi, t_lo;
+    for (int k = 0; k < n; k++) {
+      try[k] = h[k].values[at[k]];
+      exact += try[k] == want[k];
+      off += abs(try[k] - want[k]);
+    }
+    winner_lowest(q, try, &t_hi, &t_lo);
+    if (t_hi == hi && t_lo == lo &&
+        (exact > best_exact || (exact == best_exact && off < best_off))) {
+      best_exact = exact, best_off = off;
+      memcpy(g, try, sizeof try);
+    }
+    int k = 0;
+    while (k < n && ++at[k] == h[k].n) at[k++] = 0;
+    if (k == n) break;
+  }
+  return best_exact >= 0;
+}
+
 bool wch_assumed_answer(const wch *w, const char *recorded, char *line,
                         size_t cap) {
   wch_question q;
@@ -204,7 +255,8 @@ bool wch_assumed_answer(const wch *w, const char *recorded, char *line,
   if (!reveal || !recorded ||
       ft_answer_reveal(&w->players, recorded, said, &why) != TP_OK)
     memset(said, 0, sizeof said);
-  int n = reveal ? q.n_players : w->players.n_players;
+  int n = reveal ? q.n_players : w->players.n_players, kept[FT_MAX_PLAYERS];
+  bool winner_kept = reveal && keep_winner(w, &q, said, kept);
   size_t len = (size_t)snprintf(line, cap, reveal ? "reveal" : "lamps");
   for (int k = 0; k < n && len < cap; k++) {
     int p = reveal ? q.players[k] : k, value = 0;
@@ -212,6 +264,7 @@ bool wch_assumed_answer(const wch *w, const char *recorded, char *line,
     for (int i = 0; reveal && i < h.n; i++)
       if (h.values[i] > value) value = h.values[i];
     if (reveal && said[p] > 0 && holds(&h, said[p])) value = said[p];
+    if (winner_kept) value = kept[k];
     len += (size_t)snprintf(line + len, cap - len, " %s=%d",
                             w->players.players[p].name, value);
   }
