@@ -1997,6 +1997,70 @@ static int runner_up_of(const match_ctx *m, const vis__object *o, const vis__obj
   return other;
 }
 
+/* The five adventures (types adventure-a..e, deck.c) share their print
+ * and differ mostly in colour: the runner-up of an adventure in doubt is
+ * often another wrong adventure, and the right one was never compared
+ * (DEV normal 3082, hard 3004: adventure-d seen as c). So an adventure
+ * in doubt meets every adventure face still in the running
+ * (SETTLE_SHARE of the best's samples, as the race saw them) in the
+ * photo's colours; the best takes the card when it misfits
+ * ADVENTURE_COLOUR_MARGIN less than the card's face, and the photo's
+ * colours fit it at all (ADVENTURE_COLOUR_FIT per free sample, of the
+ * cap tau = 35): the adventures taken so misfit 3.6-5.7 (DEV normal
+ * 3014, 3082, hard 3004); a dim card 19 % visible misfit 10.1 with the
+ * wrong one and 11.3 with its own (DEV hard 3011). Else the runner-up
+ * alone is asked, as for any type. */
+#define ADVENTURE_COLOUR_MARGIN 0.03
+#define ADVENTURE_COLOUR_FIT 8.0
+static bool is_adventure(const match_ctx *m, int face) {
+  int t = m->tpl[face].index;
+  return m->tpl[face].kind == VIS__FACE_TYPE && t >= VIS__ADVENTURE_FIRST &&
+         t <= VIS__ADVENTURE_LAST;
+}
+
+/* The candidate (of sv's) of the adventure of another type than o's
+ * that misfits least in the photo's colours pc (lifted by pl), among
+ * those in the running and `other`; -1: none. *misfit: its misfit. */
+static int best_adventure(const match_ctx *m, const hyp *h, const settle_view *sv,
+                          const vis__object *o, int other, const photo_colour *pc,
+                          const lift_field *pl, double *misfit) {
+  int top = 0, best = -1;
+  for (int c = 0; c < sv->n_cand; c++)
+    if (sv->dec[c].explained > top) top = sv->dec[c].explained;
+  for (int c = 0; c < sv->n_cand; c++) {
+    const vis__object *a = &sv->cand[c];
+    if (!is_adventure(m, a->face) || m->tpl[a->face].index == m->tpl[o->face].index) continue;
+    if (c != other && sv->dec[c].explained < SETTLE_SHARE * top) continue;
+    double mf = colour_misfit(m, h, a->face, a->flipped, pc, pl);
+    if (best < 0 || mf < *misfit) best = c, *misfit = mf;
+  }
+  return best;
+}
+
+/* o takes candidate c of sv for its colours and stays in doubt against
+ * its former face; lf: the lift o kept. refit: c explains more of the
+ * card (fits_more). */
+static void take_by_colour(const match_ctx *m, const hyp *h, const settle_view *sv,
+                           vis__object *o, int c, bool refit, const lift_field *lf) {
+  vis__object keep = *o;
+  if (refit && sv->lf) {
+    /* refitted under its frame's lift, as a face the race chose: fitted
+     * unlifted under a strong glare a palace chosen so failed the card
+     * evidence and was lost (DEV hard 3147, 3198) */
+    take_face(m, h, sv, o, c);
+  } else {
+    *o = sv->cand[c];
+    keep_counts(o, &keep);
+    o->lifted = keep.lifted;
+    for (int k = 0; k < LIFT_CELLS; k++)
+      o->lift[o->flipped ? LIFT_CELLS - 1 - k : k] = (float)lf->g[k];
+  }
+  o->second_face = keep.face;
+  o->second_explained = keep.explained;
+  o->disc_samples = keep.disc_samples;
+  o->disc_margin = keep.disc_margin;
+}
+
 /* A card whose type is in doubt against its runner-up's
  * (vis__type_in_doubt: too little of their print differs, or it splits
  * nearly evenly) takes the runner-up's type when that face in the photo's
@@ -2008,7 +2072,8 @@ static int runner_up_of(const match_ctx *m, const vis__object *o, const vis__obj
  * visible). cand: every type face fitted at its pose (n_cand), dec: as
  * the race saw them; glare: the lift its frame shows (settle_type's,
  * NULL: none), else the one it keeps: a glare washes a desert's orange
- * toward a spice bazaar's tan (DEV hard 3123). */
+ * toward a spice bazaar's tan (DEV hard 3123). An adventure in doubt
+ * meets every adventure in the running first (best_adventure). */
 #define COLOUR_MARGIN 0.2
 static void colour_check(match_ctx *m, const hyp *h, const settle_view *sv, vis__object *o,
                          const photo_colour *pc, int16_t i) {
@@ -2033,25 +2098,20 @@ static void colour_check(match_ctx *m, const hyp *h, const settle_view *sv, vis_
   if (more >= 0) {
     if (own < (1 - COLOUR_MARGIN) * alt) return; /* the colours side with the print */
     doubt_against(m, h, o, dec, own_c, more, glare);
+  } else if (is_adventure(m, o->face)) {
+    double best_mf = 0;
+    int best = best_adventure(m, h, sv, o, other, pc, pl, &best_mf);
+    if (m->mp->log && best >= 0)
+      fprintf(m->mp->log, "object %d: of the adventures type %d misfits least, %.0f\n", i,
+              m->tpl[cand[best].face].index, best_mf);
+    if (best >= 0 && best_mf < (1 - ADVENTURE_COLOUR_MARGIN) * own &&
+        best_mf < ADVENTURE_COLOUR_FIT * sv->valid) {
+      take_by_colour(m, h, sv, o, best, false, &lf);
+      return;
+    }
   }
   if (alt >= (1 - COLOUR_MARGIN) * own) return;
-  vis__object keep = *o;
-  if (more >= 0 && glare) {
-    /* refitted under its frame's lift, as a face the race chose: fitted
-     * unlifted under a strong glare a palace chosen so failed the card
-     * evidence and was lost (DEV hard 3147, 3198) */
-    take_face(m, h, sv, o, other);
-  } else {
-    *o = cand[other];
-    keep_counts(o, &keep);
-    o->lifted = keep.lifted;
-    for (int c = 0; c < LIFT_CELLS; c++)
-      o->lift[o->flipped ? LIFT_CELLS - 1 - c : c] = (float)lf.g[c];
-  }
-  o->second_face = keep.face;
-  o->second_explained = keep.explained;
-  o->disc_samples = keep.disc_samples;
-  o->disc_margin = keep.disc_margin;
+  take_by_colour(m, h, sv, o, other, more >= 0, &lf);
 }
 
 /* The type of accepted card i (*o) settled; normal_gain: the photo's

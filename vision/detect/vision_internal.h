@@ -203,6 +203,9 @@ void vis__background_histogram(const vis__table *t, const vis_rect *objs, int n,
 /* ---- face matching (match.c) ---- */
 
 enum { VIS__FACE_TYPE, VIS__FACE_CARPET, VIS__FACE_BACK };
+/* The type indices of the five look-alike adventures (deck.c's
+ * adventure-a..adventure-e). */
+enum { VIS__ADVENTURE_FIRST = 1, VIS__ADVENTURE_LAST = 5 };
 
 /* One deck face resampled at 1 sample per mm, upright, Lab floats. */
 typedef struct {
