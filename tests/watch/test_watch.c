@@ -413,9 +413,36 @@ static void test_layout_unseen_card(void **state) {
   observe(w, &rest);
   assert_non_null(strstr(s.log, "flight blue=3 green=6 red=11"));
   /* counted as the most likely type (a palace), seen surely as the
-   * desert: retyped, as a guessed layout type is */
-  assert_non_null(strstr(s.log, " 11=desert\n"));
+   * desert: retyped, as a guessed layout type is, and the layout line
+   * says where it lies */
+  assert_non_null(strstr(s.log, " 11=desert@390.0,350.0\n"));
   assert_non_null(strstr(s.log, "# watch retyped card=11 palace->desert "));
+  wch_destroy(w);
+  free(s.log);
+}
+
+/* A layout card unseen at the layout, seen later as the type it was
+ * counted as, gets its place in the layout line (hard game 3:696 round 2:
+ * the flight on such a card could not be told from the game's). */
+static void test_layout_unseen_placed(void **state) {
+  (void)state;
+  sink s = {0};
+  wch *w = game_at_layout(&s);
+  wch_obs o = layout_obs(11);
+  add_carpet(&o, "blue", 90, 90, 0);
+  observe(w, &o);
+  add_carpet(&o, "green", 90, 220, 4);
+  add_carpet(&o, "red", 190, 220, 5);
+  observe(w, &o);
+  assert_non_null(strstr(s.log, " 11=palace\n"));
+  wch_obs rest = layout_except((const int[]){0, 4, 5, -1});
+  rest.cards[rest.n_cards - 1].type = 0; /* card 11: a palace, as counted */
+  observe(w, &rest);
+  add_carpet(&rest, "blue", 390, 90, 2);
+  observe(w, &rest);
+  assert_non_null(strstr(s.log, " 11=palace@390.0,350.0\n"));
+  assert_non_null(strstr(s.log, "# watch placed card=11 "));
+  assert_null(strstr(s.log, "retyped"));
   wch_destroy(w);
   free(s.log);
 }
@@ -1855,6 +1882,7 @@ int main(void) {
       cmocka_unit_test(test_fuzz),          cmocka_unit_test(test_motion),
       cmocka_unit_test(test_layout_late_card),
       cmocka_unit_test(test_layout_unseen_card),
+      cmocka_unit_test(test_layout_unseen_placed),
       cmocka_unit_test(test_phantom_carpet),
       cmocka_unit_test(test_layout_guess),
       cmocka_unit_test(test_layout_same_place),

@@ -765,8 +765,8 @@ static tp_status observe_layout(wch *w, const wch_obs *obs, const matching *m,
 /* A card no frame of the layout showed, seen now clear of the carpets:
  * while the first flight is not resolved it joins the layout; later it
  * takes the place of a layout card that was never seen. */
-/* Returns the index of the layout card that a sure reading of another
- * type than it was counted as put in place (-1: none). */
+/* Returns the index of the layout card unseen until now that it put in
+ * place (-1: none). */
 static int adopt_card(wch *w, const wch_card_obs *o, bool guessed) {
   wch__card c = {.id = -1, .type = o->type, .x = o->x_mm, .y = o->y_mm,
                  .angle = o->angle_deg, .seen = 1, .type_guessed = guessed};
@@ -782,7 +782,6 @@ static int adopt_card(wch *w, const wch_card_obs *o, bool guessed) {
   for (int j = 0; j < w->n_ref; j++)
     if (w->ref[j].unseen && (k < 0 || w->ref[j].type == o->type)) k = j;
   if (k < 0) return -1;
-  bool other = w->ref[k].type != o->type;
   if (w->ref[k].type != o->type)
     wch__warn(w, "layout_unseen_type", "Card %d is %s, but was counted as %s "
               "when it could not be seen.", w->ref[k].id,
@@ -795,7 +794,7 @@ static int adopt_card(wch *w, const wch_card_obs *o, bool guessed) {
    * counted) */
   c.type_guessed = true;
   w->ref[k] = c;
-  return other && !guessed ? k : -1;
+  return k;
 }
 
 /* A known card (on the table, or out of the game but still there) lies
@@ -815,8 +814,9 @@ static bool known_place(const wch *w, double x, double y) {
 
 /* Cards that are not on the game's table or out of it, clear of the
  * carpets and of the known cards' places, with a type: layout cards first
- * seen now (*adopted). One seen surely as another type than it was
- * counted as is retyped (retype.c). */
+ * seen now (*adopted). One counted unseen gets its place in the layout
+ * line, and is retyped when seen surely as another type than it was
+ * counted as (retype.c). */
 static tp_status adopt_new_cards(wch *w, const wch_obs *obs, const matching *m,
                                  bool *adopted, tp_error *err) {
   bool any_unseen = w->layout_pending;
@@ -834,7 +834,11 @@ static tp_status adopt_new_cards(wch *w, const wch_obs *obs, const matching *m,
     int before = w->n_ref;
     int k = adopt_card(w, &o, guessed);
     *adopted |= w->n_ref != before || !w->layout_pending;
-    tp_status st = k >= 0 ? wch__retype_card(w, k, o.type, err) : TP_OK;
+    tp_status st = TP_OK;
+    if (k >= 0 && !guessed && w->ref[k].type != o.type)
+      st = wch__retype_card(w, k, o.type, err);
+    else if (k >= 0)
+      st = wch__place_card(w, k, err);
     if (st != TP_OK) return st;
   }
   return TP_OK;

@@ -15,9 +15,10 @@
 #include "watch_internal.h"
 
 /* Where " ID=" of the round's layout (the last layout line) starts in the
- * transcript, and where its type name ends; false when not found. */
+ * transcript, where its type name ends (*name_end) and where the entry
+ * ends (*to: after its "@X,Y" when it has one); false when not found. */
 static bool find_layout_card(const char *log, size_t len, int id,
-                             size_t *from, size_t *to) {
+                             size_t *from, size_t *name_end, size_t *to) {
   const char *line = NULL;
   for (const char *p = log; p && p < log + len; p = strchr(p, '\n')) {
     if (*p == '\n') p++;
@@ -30,12 +31,16 @@ static bool find_layout_card(const char *log, size_t len, int id,
   int n = snprintf(key, sizeof key, " %d=", id);
   for (const char *p = line; p && p < end; p = strstr(p + 1, key)) {
     if (strncmp(p, key, (size_t)n)) continue;
-    const char *name_end = p + n;
-    while (name_end < end && *name_end != '@' && *name_end != ' ' &&
-           *name_end != '\r' && *name_end != '#')
-      name_end++;
+    const char *name = p + n, *entry = p + n;
+    while (name < end && *name != '@' && *name != ' ' && *name != '\r' &&
+           *name != '#')
+      name++;
+    entry = name;
+    while (entry < end && *entry != ' ' && *entry != '\r' && *entry != '#')
+      entry++;
     *from = (size_t)(p - log);
-    *to = (size_t)(name_end - log);
+    *name_end = (size_t)(name - log);
+    *to = (size_t)(entry - log);
     return true;
   }
   return false;
@@ -93,21 +98,32 @@ static void retyped_free(retyped *r) {
   ft_game_destroy(r->before);
 }
 
-/* The transcript with card `id` as `type` in the round's layout line and
- * a comment that says so at its end. */
-static bool rewrite_text(const wch *w, int id, int old, int type, retyped *r,
-                         tp_error *why) {
-  size_t from, to;
-  if (!find_layout_card(w->log, w->log_len, id, &from, &to)) {
+/* The transcript with card c as `type` in the round's layout line, with
+ * its place when the line has none (a card unseen at the layout, seen
+ * now), and a comment that says so at its end. */
+static bool rewrite_text(const wch *w, const wch__card *c, int type,
+                         retyped *r, tp_error *why) {
+  size_t from, name_end, to;
+  int id = c->id;
+  if (!find_layout_card(w->log, w->log_len, id, &from, &name_end, &to)) {
     tp_error_set(why, TP_ERR_INVALID, "card %d is not in the layout line", id);
     return false;
   }
-  char entry[48], note[160];
+  char entry[96], note[160];
   int n_entry = snprintf(entry, sizeof entry, " %d=%s", id,
                          ft_card_type_name(type));
-  int n_note = snprintf(note, sizeof note, "# watch retyped card=%d %s->%s "
-                        "frame=%lld\n", id, ft_card_type_name(old),
-                        ft_card_type_name(type), (long long)w->frame);
+  if (to > name_end) /* its place, as laid out */
+    n_entry += snprintf(entry + n_entry, sizeof entry - (size_t)n_entry,
+                        "%.*s", (int)(to - name_end), w->log + name_end);
+  else if (!c->unseen)
+    n_entry += snprintf(entry + n_entry, sizeof entry - (size_t)n_entry,
+                        "@%.1f,%.1f", c->x, c->y);
+  int n_note = type != c->type
+      ? snprintf(note, sizeof note, "# watch retyped card=%d %s->%s "
+                 "frame=%lld\n", id, ft_card_type_name(c->type),
+                 ft_card_type_name(type), (long long)w->frame)
+      : snprintf(note, sizeof note, "# watch placed card=%d frame=%lld\n",
+                 id, (long long)w->frame);
   r->len = w->log_len - (to - from) + (size_t)n_entry + (size_t)n_note;
   r->text = malloc(r->len + 1);
   if (!r->text) {
@@ -185,6 +201,19 @@ static void retype_event(wch *w, int id, int from, int to) {
   wch__event(w, json);
 }
 
+/* The round's layout line rewritten with card k as `type` (and its place
+ * when the line has none); false (why) when the game cannot take it. */
+static bool relayout(wch *w, int k, int type, tp_status *st, tp_error *why,
+                     tp_error *err) {
+  retyped r = {0};
+  *st = TP_OK;
+  bool ok = rewrite_text(w, &w->ref[k], type, &r, why) &&
+            rebuild_games(w, &r, why);
+  if (ok) *st = take_retyped(w, w->ref[k].id, type, &r, err);
+  retyped_free(&r);
+  return ok;
+}
+
 tp_status wch__retype_card(wch *w, int k, int type, tp_error *err) {
   wch__card *c = &w->ref[k];
   int id = c->id, old = c->type;
@@ -193,24 +222,34 @@ tp_status wch__retype_card(wch *w, int k, int type, tp_error *err) {
     c->type_guessed = false;
     return TP_OK;
   }
-  retyped r = {0};
+  tp_status st;
   tp_error why = {{0}};
-  bool ok = rewrite_text(w, id, old, type, &r, &why) && rebuild_games(w, &r, &why);
-  if (!ok) {
-    c->retype_refused |= 1u << type;
-    wch__warn(w, "layout_retype_refused", "Card %d looks like %s now, not %s "
-              "as it was guessed at the layout, but the game cannot take "
-              "that (%s): it stays %s.", id, wch__card_label(type),
-              wch__card_label(old), why.text, wch__card_label(old));
-    retyped_free(&r);
+  if (relayout(w, k, type, &st, &why, err)) {
+    if (st != TP_OK || type == old) return st;
+    retype_event(w, id, old, type);
+    wch__say(w, WCH_SAY_INFO, "Correction: card %d is %s, not %s (it was only "
+             "guessed at the layout).", id, wch__card_label(type),
+             wch__card_label(old));
     return TP_OK;
   }
-  tp_status st = take_retyped(w, id, type, &r, err);
-  retyped_free(&r);
-  if (st != TP_OK) return st;
-  retype_event(w, id, old, type);
-  wch__say(w, WCH_SAY_INFO, "Correction: card %d is %s, not %s (it was only "
-           "guessed at the layout).", id, wch__card_label(type),
-           wch__card_label(old));
-  return TP_OK;
+  if (type == old) return TP_OK; /* the place stays unwritten */
+  c->retype_refused |= 1u << type;
+  wch__warn(w, "layout_retype_refused", "Card %d looks like %s now, not %s "
+            "as it was guessed at the layout, but the game cannot take "
+            "that (%s): it stays %s.", id, wch__card_label(type),
+            wch__card_label(old), why.text, wch__card_label(old));
+  return wch__place_card(w, k, err);
+}
+
+tp_status wch__place_card(wch *w, int k, tp_error *err) {
+  size_t from, name_end, to;
+  const wch__card *c = &w->ref[k];
+  if (w->layout_pending || c->unseen ||
+      !find_layout_card(w->log, w->log_len, c->id, &from, &name_end, &to) ||
+      to > name_end) /* placed already */
+    return TP_OK;
+  tp_status st;
+  tp_error why;
+  relayout(w, k, c->type, &st, &why, err);
+  return st;
 }

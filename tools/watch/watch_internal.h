@@ -240,6 +240,10 @@ void wch__say_flight(wch *w);
 /* retype.c: card w->ref[k] is `type` (a frame sure of it), not the type
  * guessed at the layout; refused (warned) when the game cannot take it */
 tp_status wch__retype_card(wch *w, int k, int type, tp_error *err);
+/* ... and the place of card w->ref[k], unseen at the layout and seen now,
+ * written into the round's layout line (where the card lies, as for the
+ * cards seen at the layout); also what a refused retype does */
+tp_status wch__place_card(wch *w, int k, tp_error *err);
 
 /* geom.c */
 double wch__rect_overlap(double ax, double ay, double aang, const double asz[2],
