@@ -786,7 +786,8 @@ typedef struct {
 } phantom_check;
 
 /* vis__match_params.phantom_cards: the same checks while matching, so
- * that a phantom card gives back the place it took from real cards.
+ * that a phantom card gives back the place it took from real cards, and
+ * a phantom carpet its place and its colour.
  * ctx: a phantom_check, which keeps the objects and flags. */
 static bool phantom_cards(void *ctx, const vis__table *t, const vis__object *obj, int n,
                           bool *phantom) {
@@ -799,10 +800,31 @@ static bool phantom_cards(void *ctx, const vis__table *t, const vis__object *obj
   pc->n = n;
   bool any = false;
   for (int i = 0; i < n; i++) {
-    phantom[i] = pc->drop[i] && an->tpl[obj[i].face].kind == VIS__FACE_TYPE;
+    phantom[i] = pc->drop[i];
     any = any || phantom[i];
   }
   return any;
+}
+
+/* TEPPICH_DEBUG_DIR: dropped.txt lists the objects drop_phantoms drops,
+ * with what the checks looked at (colour support, faded sliver, hidden
+ * twin), to see why a carpet found by the matcher is not reported. */
+static void debug_dropped(const vis_analyzer *an, const vis__table *t, const vis__object *obj,
+                          int n, const bool *drop, const double *sup, const int *cnt) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/dropped.txt", an->s.debug_dir);
+  FILE *f = fopen(path, "w");
+  if (!f) return;
+  for (int i = 0; i < n; i++) {
+    if (!drop[i]) continue;
+    const vis__template *tp = &an->tpl[obj[i].face];
+    fprintf(f, "%d kind %d idx %d valid %d total %d at %.1f %.1f %.1f: colour support %.2f of %d,"
+               " gain %.2f, faded sliver %d, hidden twin %d\n",
+            i, tp->kind, tp->index, obj[i].valid, obj[i].total, obj[i].r_px.center.x,
+            obj[i].r_px.center.y, obj[i].r_px.angle_deg, sup[i], cnt[i], obj[i].gain[0],
+            faded_sliver(&obj[i]), hidden_twin(t, obj, i));
+  }
+  fclose(f);
 }
 
 /* Drops the phantoms (phantom_flags, or the matcher's last check when it
@@ -823,6 +845,7 @@ static tp_status drop_phantoms(const vis_analyzer *an, const vis__table *t,
     tp_status st = phantom_flags(an, t, obj, n, drop, sup, cnt, err);
     if (st) return st;
   }
+  if (an->s.debug_dir) debug_dropped(an, t, obj, n, drop, sup, cnt);
   for (int i = 0; i < n; i++) {
     if (drop[i]) continue;
     support[kept] = sup[i];

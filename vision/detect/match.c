@@ -2245,18 +2245,33 @@ static void measure_photo(shared_work *sw, const match_ctx *m, const vis__object
  * them), the hypotheses they hid or pushed out come back and are scored
  * again, and matching goes on. A hypothesis lying where a card was taken
  * back (half its area) stays out: the same face would be accepted there
- * again. At most RETRACT_ROUNDS times; true when some were taken back,
- * else fin[] holds the n objects refined, their types settled. */
+ * again. Phantom carpets are taken back too, and give their colour back
+ * (each carpet lies once on the table): a carpet's face fitted a few
+ * millimetres off another carpet explains the strip of a third carpet
+ * of its colour that shows beside it, is accepted as lying on that
+ * carpet's own hypothesis, and only after matching is it dropped as a
+ * hidden twin, with the real carpet's colour taken (tuning hard 3040:
+ * the yellow face at the green carpet's pose, 84 of 90 samples, before
+ * the yellow carpet at its true pose). At most RETRACT_ROUNDS times;
+ * true when some were taken back, else fin[] holds the n objects
+ * refined, their types settled. */
 enum { RETRACT_ROUNDS = 3 };
 typedef struct {
   int rounds;
   int n_gone;
-  vis_rect gone[RETRACT_ROUNDS * 64]; /* where cards were taken back */
+  vis_rect gone[RETRACT_ROUNDS * 64]; /* where objects were taken back */
+  bool gone_card[RETRACT_ROUNDS * 64]; /* a card (else a carpet) */
 } retraction;
 
-static bool where_taken_back(const retraction *rt, const vis_rect *r, double share) {
+/* Share of r lies where a card was taken back, or where a carpet was if
+ * r is a carpet (carpet: its best face is one): a card under a phantom
+ * carpet comes back (tuning hard 3086: a desert 24 % visible under the
+ * blue carpet and a green phantom beside it). */
+static bool where_taken_back(const retraction *rt, const vis_rect *r, double share, bool carpet) {
   for (int g = 0; g < rt->n_gone; g++)
-    if (vis_rect_overlap_area(r, &rt->gone[g]) > share * r->w * r->h) return true;
+    if ((rt->gone_card[g] || carpet) &&
+        vis_rect_overlap_area(r, &rt->gone[g]) > share * r->w * r->h)
+      return true;
   return false;
 }
 
@@ -2266,7 +2281,30 @@ typedef struct { /* vis__match's per-object and per-hypothesis arrays */
   int *items;  /* hypotheses to score again */
   bool *rerank;
   int16_t *claim; /* the claims (m->claim, writable) */
+  bool *used;     /* per template: its carpet is taken (m->used, writable) */
 } retract_arrays;
+
+/* The carpets of the n objects kept are taken, no other: a phantom
+ * carpet taken back gives its colour back. Returns whether any face was
+ * given back. */
+static bool mark_used(const match_ctx *m, const vis__object *acc, int n, bool *used) {
+  bool freed = false;
+  for (int f = 0; f < m->n_tpl; f++) {
+    bool u = false;
+    for (int k = 0; k < n && !u && m->tpl[f].kind != VIS__FACE_TYPE; k++)
+      u = m->tpl[acc[k].face].kind != VIS__FACE_TYPE && m->tpl[acc[k].face].index == m->tpl[f].index;
+    freed = freed || (used[f] && !u);
+    used[f] = u;
+  }
+  return freed;
+}
+
+/* One of the hypothesis's candidate faces was given back (mark_used). */
+static bool may_take_freed(const hyp *h, const bool *was_used, const bool *used) {
+  for (int c = 0; c < h->n_cand; c++)
+    if (was_used[h->cand_face[c]] && !used[h->cand_face[c]]) return true;
+  return false;
+}
 
 /* Object i (of n) kept as object k, its refinement by shows_card only
  * while no card taken back lay above it (first_gone: the first). */
@@ -2295,6 +2333,7 @@ static bool retract_phantoms(match_ctx *m, shared_work *sw, int threads, hyp *H,
   int kept = 0, first_gone = n, n_new = rt->n_gone;
   for (int i = 0; i < n; i++) {
     if (phantom[i]) {
+      rt->gone_card[rt->n_gone] = m->tpl[acc[i].face].kind == VIS__FACE_TYPE;
       rt->gone[rt->n_gone++] = acc[i].r_px;
       if (first_gone == n) first_gone = i;
       continue;
@@ -2306,20 +2345,31 @@ static bool retract_phantoms(match_ctx *m, shared_work *sw, int threads, hyp *H,
   size_t npx = (size_t)m->t->lab.width * (size_t)m->t->lab.height;
   for (size_t p = 0; p < npx; p++) a->claim[p] = -1;
   for (int k = 0; k < kept; k++) claim_rect(m->t, &acc[k].r_px, (int16_t)k, a->claim);
+  bool *was_used = malloc(sizeof *was_used * (size_t)m->n_tpl + 1);
+  if (was_used) memcpy(was_used, a->used, sizeof *was_used * (size_t)m->n_tpl);
+  bool freed = mark_used(m, acc, kept, a->used) && was_used;
   int n_items = 0;
   for (int i = 0; i < n_hyps; i++) {
     hyp *h = &H[i];
-    bool touched = false;
-    for (int g = n_new; g < rt->n_gone && !touched; g++)
-      touched = vis_rect_overlap_area(&h->r, &rt->gone[g]) > 0;
+    bool touched = false, by_card = false;
+    for (int g = n_new; g < rt->n_gone && !by_card; g++)
+      if (vis_rect_overlap_area(&h->r, &rt->gone[g]) > 0)
+        touched = true, by_card = rt->gone_card[g];
+    if (!touched && freed && h->alive && may_take_freed(h, was_used, a->used)) {
+      a->items[n_items] = i; /* its best face may be the carpet given back */
+      a->rerank[n_items++] = false;
+      continue;
+    }
     if (!touched || !(h->alive || h->dead == 'c' || h->dead == 'h')) continue;
-    if (!h->alive && where_taken_back(rt, &h->r, 0.5)) continue;
+    bool carpet = h->best.face >= 0 && m->tpl[h->best.face].kind != VIS__FACE_TYPE;
+    if (!h->alive && where_taken_back(rt, &h->r, 0.5, carpet)) continue;
     h->alive = true;
     h->dead = 0;
-    h->beside_phantom = true;
+    h->beside_phantom = h->beside_phantom || by_card; /* a card lay on it */
     a->items[n_items] = i;
     a->rerank[n_items++] = true;
   }
+  free(was_used);
   sw->acc = acc;
   vis__parallel_for(threads, n_items, rescore_item, sw);
   *n_acc = kept;
@@ -2541,7 +2591,7 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   vis__object fin[64];
   bool refined_all = false;
   retraction rt = {0};
-  const retract_arrays ra = {refined, is_refined, kept, rerank, claim};
+  const retract_arrays ra = {refined, is_refined, kept, rerank, claim, used};
   /* cheap first: a hypothesis without outline is no card (saves most
    * work); of near-duplicates only the one whose outline shows best is
    * matched (the pose refinement moves it the last millimetres) */

@@ -299,8 +299,8 @@ typedef struct {
   bool carpet_if_no_card;
   /* The checks made after matching (vis_analyze's colour and card frame
    * checks): sets phantom[i] for each of the n accepted objects (refined
-   * poses) that is a face fitted where no card lies; true if any card is
-   * one. NULL: no check (the layout reference's matcher). */
+   * poses) that is a face fitted where no card or carpet lies; true if
+   * any is one. NULL: no check (the layout reference's matcher). */
   bool (*phantom_cards)(void *ctx, const vis__table *t, const vis__object *obj, int n,
                         bool *phantom);
   void *phantom_ctx;
