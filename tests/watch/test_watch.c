@@ -355,7 +355,8 @@ static void observe(wch *w, const wch_obs *o) {
 
 /* A carpet lands before every layout card was seen: the layout is taken
  * with the cards seen so far, and a card first seen clear of the carpets
- * before the flight is resolved joins it (with the next id). */
+ * before the flight is resolved joins it (with the next id); the layout,
+ * whole then, goes to the rules at once. */
 static void test_layout_late_card(void **state) {
   (void)state;
   sink s = {0};
@@ -371,6 +372,11 @@ static void test_layout_late_card(void **state) {
   add_carpet(&all, "blue", 90, 90, 0);
   add_carpet(&all, "green", 90, 220, 4);
   observe(w, &all);
+  /* whole now: given to the rules at once (so that the flight's next
+   * frames can be analysed against the layout reference), not when the
+   * flight is resolved */
+  assert_non_null(strstr(s.log, "11=desert@390.0,350.0"));
+  assert_null(strstr(s.log, "flight "));
   add_carpet(&all, "red", 390, 350, 11);
   observe(w, &all);
   assert_int_equal(wch_get_stage(w), WCH_WAIT_TAKING);

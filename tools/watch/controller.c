@@ -835,6 +835,18 @@ static tp_status adopt_new_cards(wch *w, const wch_obs *obs, const matching *m,
     int k = adopt_card(w, &o, guessed);
     *adopted |= w->n_ref != before || !w->layout_pending;
     tp_status st = TP_OK;
+    if (w->layout_pending && w->n_ref != before &&
+        w->n_ref >= expected_layout(w)) {
+      /* the layout is whole now: to the rules at once, so that the
+       * flight's next frames are analysed against the layout reference
+       * (while it is pending they are analysed from scratch: hard game
+       * 4:697 round 4, red seen landing with 11 of 12 cards counted, lost
+       * green's camel bazaar in the frame deciding the flight) */
+      bool ok;
+      st = commit_layout(w, &ok, err);
+      if (st != TP_OK || !ok) return st;
+      continue;
+    }
     if (k >= 0 && !guessed && w->ref[k].type != o.type)
       st = wch__retype_card(w, k, o.type, err);
     else if (k >= 0)
@@ -1398,7 +1410,8 @@ static tp_status observe_throws(wch *w, const wch_obs *obs, const matching *m,
   matching again;
   bool adopted;
   tp_status adopt_st = adopt_new_cards(w, obs, m, &adopted, err);
-  if (adopt_st != TP_OK) return adopt_st;
+  if (adopt_st != TP_OK || w->stage != WCH_WAIT_THROWS)
+    return adopt_st; /* the layout, whole now, was refused */
   if (adopted) {
     match_cards(w, obs, &again);
     m = &again;
