@@ -229,7 +229,7 @@ static bool end_gap_above(const seg *a, const seg *b, double max) {
  * they find cards whose colours blend into the table (a tan bazaar on
  * wood), where the object mask has no clean outline, and often hardly any
  * object inside: a few percent of mask is enough. */
-#define EDGE_MIN_OBJECT 0.02
+#define EDGE_MIN_OBJECT VIS__EDGE_MIN_OBJECT
 
 /* LSD's segments inside roi, in table pixels: only where the objects are,
  * with a card's length around them (LSD costs by the pixel; a card that
@@ -280,6 +280,59 @@ static void edge_test_item(void *ctx, int worker, int item) {
   j->passes[item] = vis__object_fraction_above(j->t, &j->rect[item], EDGE_MIN_OBJECT);
 }
 
+/* Share of the side from (ax, ay) along unit (dx, dy), len px long, that
+ * the segments s[0..n-1] run along: both their ends within `near` px of
+ * the side's line, their overlaps joined. */
+static double side_cover(const seg *s, int n, double ax, double ay, double dx, double dy,
+                         double len, double near) {
+  double lo[64], hi[64];
+  int k = 0;
+  for (int i = 0; i < n && k < 64; i++) {
+    double d0 = (s[i].ax - ax) * -dy + (s[i].ay - ay) * dx;
+    double d1 = (s[i].bx - ax) * -dy + (s[i].by - ay) * dx;
+    if (fabs(d0) > near || fabs(d1) > near) continue;
+    double t0 = (s[i].ax - ax) * dx + (s[i].ay - ay) * dy;
+    double t1 = (s[i].bx - ax) * dx + (s[i].by - ay) * dy;
+    double a = fmax(fmin(t0, t1), 0), b = fmin(fmax(t0, t1), len);
+    if (b > a) lo[k] = a, hi[k++] = b;
+  }
+  /* join: the covered length (insertion sort by start, k small) */
+  for (int i = 1; i < k; i++)
+    for (int j = i; j > 0 && lo[j] < lo[j - 1]; j--) {
+      double tl = lo[j], th = hi[j];
+      lo[j] = lo[j - 1], hi[j] = hi[j - 1], lo[j - 1] = tl, hi[j - 1] = th;
+    }
+  double covered = 0, end = 0;
+  for (int i = 0; i < k; i++) {
+    double a = fmax(lo[i], end);
+    if (hi[i] > a) covered += hi[i] - a, end = hi[i];
+  }
+  return len > 0 ? covered / len : 0;
+}
+
+/* A rectangle all four of whose sides are straight image edges (each
+ * OUTLINED_SIDE of it along LSD segments) is a card in full view even
+ * where the object mask holds next to nothing of it: a camel bazaar's
+ * cream face on cream cloth or tan wood (hard 3003 3123 3150: fully
+ * visible, 0.5-1.5 % object mask, so no hypothesis at all, while each of
+ * their four sides lay 84-96 % along one or two LSD segments). */
+#define OUTLINED_SIDE 0.5
+static bool outlined(const vis__table *t, const seg *s, int n, const vis_rect *r) {
+  double a = r->angle_deg * VIS_PI / 180.0;
+  double ux = cos(a), uy = sin(a), vx = -uy, vy = ux;
+  double near = 1.5 * t->px_per_mm;
+  for (int side = 0; side < 4; side++) {
+    double sg = side & 1 ? 1 : -1;
+    bool along = side < 2; /* the long sides run along u */
+    double off = along ? r->w / 2 : r->h / 2, len = along ? r->h : r->w;
+    double nx = along ? vx : ux, ny = along ? vy : uy, dx = along ? ux : vx, dy = along ? uy : vy;
+    double ax = r->center.x + sg * off * nx - dx * len / 2;
+    double ay = r->center.y + sg * off * ny - dy * len / 2;
+    if (side_cover(s, n, ax, ay, dx, dy, len, near) < OUTLINED_SIDE) return false;
+  }
+  return true;
+}
+
 /* The hypotheses of every perpendicular pair of LSD segments raw[0..n-1]
  * of which the second is raw[from] or later (from 0: every pair). The
  * pairs' corner rectangles are listed first, in the order of the pairs;
@@ -311,7 +364,6 @@ static void edge_hypotheses(const vis__table *t, const double (*sizes)[2], int n
         for (int c = 0; c < n_r; c++) push_rect(&cand, &r[c]);
       }
     }
-  free(s);
   bool *passes = t->threads > 1 ? malloc(sizeof *passes * ((size_t)cand.n + 1)) : NULL;
   if (passes) {
     edge_test_job job = {t, cand.v, passes};
@@ -319,8 +371,10 @@ static void edge_hypotheses(const vis__table *t, const double (*sizes)[2], int n
   }
   for (int c = 0; c < cand.n; c++)
     if (!is_duplicate(out, &cand.v[c]) &&
-        (passes ? passes[c] : vis__object_fraction_above(t, &cand.v[c], EDGE_MIN_OBJECT)))
+        ((passes ? passes[c] : vis__object_fraction_above(t, &cand.v[c], EDGE_MIN_OBJECT)) ||
+         outlined(t, s, n, &cand.v[c])))
       push_rect(out, &cand.v[c]);
+  free(s);
   free(passes);
   free(cand.v);
 }

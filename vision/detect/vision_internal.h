@@ -166,6 +166,10 @@ double vis__local_scale(const double *scale, int n, int i);
 double vis__object_fraction(const vis__table *t, const vis_rect *r_px);
 /* vis__object_fraction(t, r_px) > min, stopping once the answer is certain. */
 bool vis__object_fraction_above(const vis__table *t, const vis_rect *r_px, double min);
+/* The object mask a corner of two straight image edges (LSD) needs inside
+ * its rectangle (fit.c); one with less is a hypothesis only when all four
+ * of its sides are such edges, and then must show a card cleanly. */
+#define VIS__EDGE_MIN_OBJECT 0.02
 
 /* Deck colours pooled into one histogram (VIS__NBINS floats). */
 tp_status vis__object_model_build(const vis_deck *deck, float *hist,
