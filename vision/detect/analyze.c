@@ -631,6 +631,29 @@ static bool faded_phantom(const vis__table *t, const vis__object *o, const vis__
          vis__face_fit_poor_on_table(ff, colour_share) || seen_share(t, &o->r_px) < IN_PICTURE;
 }
 
+/* Card k's outline shows all round where nothing of the n others lies
+ * on it (vis__outline_edges): an edge at OUTLINED_EDGES of at least
+ * OUTLINED_SEEN side samples. Real cards a fifth to a third visible
+ * between carpets under a lamp's glare were faded to the fit's bound and
+ * showed the table's colours (gain of L 0.50-0.55, colour share
+ * 0.03-0.13), so faded_onto_table dropped them, while their outline
+ * showed at 0.96-1.00 of 121-154 (tuning hard 3012 3019 3171 3197). The
+ * faces faded onto plain table that the same check dropped on DEV
+ * 3000-3199 had none of their own: 0.00-0.84 of 53-172 side samples
+ * (normal 3008 3020, hard 3093 3108 3116 3140 3174), and 0.98 of 63 on
+ * a strip between carpets (hard 3098). */
+#define OUTLINED_EDGES 0.95
+#define OUTLINED_SEEN 100
+static bool outlined_all_round(const vis__table *t, const vis__object *obj, int n, int k) {
+  vis_rect others[64];
+  int n_others = 0, seen;
+  double weakest;
+  for (int j = 0; j < n && n_others < 64; j++)
+    if (j != k) others[n_others++] = obj[j].r_px;
+  double e = vis__outline_edges(t, &obj[k].r_px, others, n_others, NULL, &seen, &weakest);
+  return seen >= OUTLINED_SEEN && e >= OUTLINED_EDGES;
+}
+
 /* A card the matcher accepted that shows no card (kept[k] among the
  * objects kept): no card frame where it lies alone
  * (vis__face_fit_no_card: the matcher checks this before it accepts a
@@ -642,7 +665,8 @@ static bool card_phantom(const vis_analyzer *an, const vis__table *t, const vis_
   vis__face_fit ff;
   fit_alone(an, t, kept, n_kept, k, &ff);
   return vis__face_fit_no_card_on_table(&ff, colour_share) ||
-         faded_onto_table(&kept[k], colour_share) || faded_phantom(t, &kept[k], &ff, colour_share);
+         (faded_onto_table(&kept[k], colour_share) && !outlined_all_round(t, kept, n_kept, k)) ||
+         faded_phantom(t, &kept[k], &ff, colour_share);
 }
 
 /* A carpet or card found right under an object accepted before it, of

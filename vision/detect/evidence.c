@@ -11,6 +11,7 @@
  * cards share but leaves part of the picture unexplained; a face fitted
  * onto cloth or wood fits badly everywhere, frame included. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vision_internal.h"
@@ -192,4 +193,53 @@ bool vis__face_fit_no_card_on_table(const vis__face_fit *ff, double colour_share
 
 bool vis__face_fit_poor_on_table(const vis__face_fit *ff, double colour_share) {
   return frame_short_on_table(ff, colour_share) && vis__face_fit_poor(ff);
+}
+
+/* Pixel (x, y) on a side's either hand hidden from it: claimed by any
+ * accepted object, or inside one of `others`. */
+static bool side_hidden(const vis__table *t, const vis__frame *others, int n_others,
+                        const int16_t *claim, int x, int y) {
+  if (claim && claim[y * t->lab.width + x] >= 0) return true;
+  for (int k = 0; k < n_others; k++)
+    if (vis__frame_contains(&others[k], x, y, 0)) return true;
+  return false;
+}
+
+double vis__outline_edges(const vis__table *t, const vis_rect *r, const vis_rect *others,
+                          int n_others, const int16_t *claim, int *seen, double *weakest) {
+  vis__frame of[64];
+  n_others = n_others < 64 ? n_others : 64;
+  for (int k = 0; k < n_others; k++) of[k] = vis__frame_of(&others[k]);
+  vis_pt c[4];
+  vis_rect_corners(r, c);
+  int W = t->lab.width, H = t->lab.height, edge = 0;
+  *seen = 0;
+  *weakest = 1;
+  const double off = 1.5 * t->px_per_mm; /* 1.5 mm either side */
+  for (int k = 0; k < 4; k++) {
+    vis_pt a = c[k], b = c[(k + 1) % 4];
+    double len = hypot(b.x - a.x, b.y - a.y), tx = (b.x - a.x) / len, ty = (b.y - a.y) / len;
+    double nx = -ty, ny = tx; /* toward the centre? */
+    if ((r->center.x - a.x) * nx + (r->center.y - a.y) * ny < 0) nx = -nx, ny = -ny;
+    int side_seen = 0, side_edge = 0;
+    for (double d = 4 * t->px_per_mm; d < len - 4 * t->px_per_mm; d += 2) {
+      double px = a.x + d * tx, py = a.y + d * ty;
+      int xi = vis__round(px + off * nx), yi = vis__round(py + off * ny);
+      int xo = vis__round(px - off * nx), yo = vis__round(py - off * ny);
+      if (xi < 0 || yi < 0 || xo < 0 || yo < 0 || xi >= W || xo >= W || yi >= H || yo >= H)
+        continue;
+      if (side_hidden(t, of, n_others, claim, xi, yi) ||
+          side_hidden(t, of, n_others, claim, xo, yo))
+        continue;
+      const uint8_t *pi = tp_image_row(&t->smooth, yi) + 3 * xi;
+      const uint8_t *po = tp_image_row(&t->smooth, yo) + 3 * xo;
+      double contrast = 0.5 * abs(pi[0] - po[0]) + abs(pi[1] - po[1]) + abs(pi[2] - po[2]);
+      side_seen++;
+      side_edge += contrast > 12;
+    }
+    *seen += side_seen;
+    edge += side_edge;
+    if (side_seen >= 8) *weakest = fmin(*weakest, (double)side_edge / side_seen);
+  }
+  return *seen ? (double)edge / *seen : 0;
 }

@@ -631,44 +631,11 @@ static void rescore(const match_ctx *m, hyp *h, bool first, bool hidden_more) {
   score_hyp(m, h);
 }
 
-/* A real card's outline shows: where its sides are not hidden, the colour
- * changes across them. A face fitted onto bare table (a tan bazaar on
- * wood) has no such outline. Fraction of the visible side samples with an
- * edge; *seen how many were visible; *weakest the lowest fraction of a
- * side of which at least 8 samples are visible (1 if none): a phantom
- * fitted to a plank's line and a plank's end lacks the other two sides. */
+/* A real card's outline shows (vis__outline_edges, where no accepted
+ * object claims the table). */
 static double edge_support(const vis__table *t, const int16_t *claim, const vis_rect *r,
                            int *seen, double *weakest) {
-  vis_pt c[4];
-  vis_rect_corners(r, c);
-  int W = t->lab.width, H = t->lab.height, edge = 0;
-  *seen = 0;
-  *weakest = 1;
-  const double off = 1.5 * t->px_per_mm; /* 1.5 mm either side */
-  for (int k = 0; k < 4; k++) {
-    vis_pt a = c[k], b = c[(k + 1) % 4];
-    double len = hypot(b.x - a.x, b.y - a.y), tx = (b.x - a.x) / len, ty = (b.y - a.y) / len;
-    double nx = -ty, ny = tx; /* toward the centre? */
-    if ((r->center.x - a.x) * nx + (r->center.y - a.y) * ny < 0) nx = -nx, ny = -ny;
-    int side_seen = 0, side_edge = 0;
-    for (double d = 4 * t->px_per_mm; d < len - 4 * t->px_per_mm; d += 2) {
-      double px = a.x + d * tx, py = a.y + d * ty;
-      int xi = vis__round(px + off * nx), yi = vis__round(py + off * ny);
-      int xo = vis__round(px - off * nx), yo = vis__round(py - off * ny);
-      if (xi < 0 || yi < 0 || xo < 0 || yo < 0 || xi >= W || xo >= W || yi >= H || yo >= H)
-        continue;
-      if (claim[yi * W + xi] >= 0 || claim[yo * W + xo] >= 0) continue; /* hidden */
-      const uint8_t *pi = tp_image_row(&t->smooth, yi) + 3 * xi;
-      const uint8_t *po = tp_image_row(&t->smooth, yo) + 3 * xo;
-      double contrast = 0.5 * abs(pi[0] - po[0]) + abs(pi[1] - po[1]) + abs(pi[2] - po[2]);
-      side_seen++;
-      side_edge += contrast > 12;
-    }
-    *seen += side_seen;
-    edge += side_edge;
-    if (side_seen >= 8) *weakest = fmin(*weakest, (double)side_edge / side_seen);
-  }
-  return *seen ? (double)edge / *seen : 0;
+  return vis__outline_edges(t, r, NULL, 0, claim, seen, weakest);
 }
 
 #define CLEAR_SCORE 0.9

@@ -415,6 +415,17 @@ bool vis__face_fit_no_card_on_table(const vis__face_fit *ff, double colour_share
  * faded to the fit's bound, no card (analyze.c's faded_phantom). */
 bool vis__face_fit_poor_on_table(const vis__face_fit *ff, double colour_share);
 
+/* A real card's outline shows: where its sides are not hidden, the colour
+ * changes across them. A face fitted onto bare table (a tan bazaar on
+ * wood) has no such outline. Fraction of the visible side samples with an
+ * edge; *seen how many were visible; *weakest the lowest fraction of a
+ * side of which at least 8 samples are visible (1 if none): a phantom
+ * fitted to a plank's line and a plank's end lacks the other two sides.
+ * A side sample is hidden where a claim map (NULL: none) holds any
+ * object, or inside one of `others`. */
+double vis__outline_edges(const vis__table *t, const vis_rect *r, const vis_rect *others,
+                          int n_others, const int16_t *claim, int *seen, double *weakest);
+
 /* ---- worker threads (parallel.c) ---- */
 
 enum { VIS__MAX_THREADS = 16 }; /* as vis_settings.threads */
