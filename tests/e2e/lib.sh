@@ -56,6 +56,26 @@ http() {
   exec 3<&-
 }
 
+# analyze_game_frame SEED PLAYERS LEVEL FRAME: renders that frame of the
+# rendered game (960x540) into $TEPPICH_TMP/game and runs analyze --json
+# on it from scratch, as watch does without a reference; the JSON is in
+# $TEPPICH_TMP/out.
+analyze_game_frame() {
+  local frame; frame=$(printf '%05d' "$4")
+  expect_exit 0 "$TEPPICH" render --game "$1" --players "$2" --difficulty "$3" \
+    --size 960x540 --frames "$4" "$TEPPICH_TMP/game"
+  expect_exit 0 "$TEPPICH" analyze "$TEPPICH_TMP/game/frame-$frame.jpg" --json
+}
+
+# json_objects cards|carpets FILE: from analyze's JSON in FILE, one line
+# per card ("type x y") or carpet ("colour x y"), centre in table mm.
+json_objects() {
+  awk -v want="\"$1\":" '
+    /^\t"[a-z_]+":/ { c = index($0, want) > 0 } # a top-level key starts a section
+    c && (/"type":/ || /"colour":/) { gsub(/[",]/, ""); k = $2 }
+    c && /"center_mm":/ { gsub(/[^0-9.,-]/, ""); split($0, v, ","); print k, v[1], v[2] }' "$2"
+}
+
 finish() {
   if [ "$e2e_failures" -ne 0 ]; then echo "$e2e_failures check(s) failed"; exit 1; fi
   echo "all checks passed"

@@ -10,14 +10,8 @@
 . "$TEPPICH_SOURCE_DIR/tests/e2e/lib.sh"
 T=$TEPPICH_TMP
 
-expect_exit 0 "$TEPPICH" render --game 697 --players 4 --difficulty hard --size 960x540 \
-  --frames 48 "$T/game"
-expect_exit 0 "$TEPPICH" analyze "$T/game/frame-00048.jpg" --json
-# type x y of every card found, one per line
-awk '/"cards":/ {c = 1} /"carpets":/ {c = 0}
-     c && /"type":/ { gsub(/[",]/, ""); t = $2 }
-     c && /"center_mm":/ { gsub(/[^0-9.,-]/, ""); split($0, v, ","); print t, v[1], v[2] }' \
-  "$T/out" > "$T/found"
+analyze_game_frame 697 4 hard 48
+json_objects cards "$T/out" > "$T/found"
 # the game's truth of the 7 cards left after flight 1 (transcript.txt)
 truth="spice-bazaar 241.5 188.2
 carpet-bazaar 163.4 218.8
