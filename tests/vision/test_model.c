@@ -1,5 +1,6 @@
 /* model.c and fit.c's shortcuts against their plain loops, and
- * reference.c's medians (vis__kth_smallest) against a full sort.
+ * reference.c's medians (vis__kth_smallest) against a full sort, and
+ * evidence.c's vis__median on odd and even counts.
  * model.c: the table's own colours (vis__background_histogram) must be
  * exactly what testing every sample against every object gives: the row
  * boxes only skip objects that cannot contain the sample. */
@@ -151,11 +152,23 @@ static void test_kth_smallest_equals_sort(void **state) {
   }
 }
 
+/* vis__median: the middle value of an odd count, the mean of the middle
+ * two of an even count, whatever the order; one value is itself. */
+static void test_median_odd_even(void **state) {
+  (void)state;
+  double one[] = {0.7}, odd[] = {0.9, 0.5, 0.56, 0.58, 0.1}, even[] = {0.8, 0.6, 0.2, 0.7};
+  assert_true(vis__median(one, 1) == 0.7);
+  assert_true(vis__median(odd, 5) == 0.56);
+  assert_true(fabs(vis__median(even, 4) - 0.65) < 1e-12);
+  assert_true(odd[0] == 0.1 && odd[4] == 0.9); /* sorted in place */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_background_equals_plain_loop),
       cmocka_unit_test(test_object_fraction_above_agrees),
       cmocka_unit_test(test_kth_smallest_equals_sort),
+      cmocka_unit_test(test_median_odd_even),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -734,13 +734,7 @@ static double others_gain(const vis__object *obj, int n, int i) {
   int k = 0;
   for (int j = 0; j < n && j < 64; j++)
     if (j != i && 2 * obj[j].valid >= obj[j].total) g[k++] = obj[j].gain[0];
-  if (!k) return 1;
-  for (int a = 1; a < k; a++) /* insertion sort: a few dozen at most */
-    for (int b = a; b > 0 && g[b - 1] > g[b]; b--) {
-      double x = g[b];
-      g[b] = g[b - 1], g[b - 1] = x;
-    }
-  return k % 2 ? g[k / 2] : 0.5 * (g[k / 2 - 1] + g[k / 2]);
+  return k ? vis__median(g, k) : 1;
 }
 
 /* Object i's face faded to the fit's bound (gain of L under FADED_GAIN)

@@ -205,6 +205,16 @@ static bool side_hidden(const vis__table *t, const vis__frame *others, int n_oth
   return false;
 }
 
+static int by_value(const void *pa, const void *pb) {
+  double a = *(const double *)pa, b = *(const double *)pb;
+  return (a > b) - (a < b);
+}
+
+double vis__median(double *v, int k) {
+  qsort(v, (size_t)k, sizeof *v, by_value);
+  return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
 double vis__outline_edges(const vis__table *t, const vis_rect *r, const vis_rect *others,
                           int n_others, const int16_t *claim, int *seen, double *weakest) {
   vis__frame of[64];

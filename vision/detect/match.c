@@ -2246,25 +2246,15 @@ static void settle_item(void *ctx, int worker, int item) {
   settle_type(&sw->w[worker], &sw->acc[item], (int16_t)item, sw->normal_gain, &sw->colour);
 }
 
-static int by_value(const void *pa, const void *pb) {
-  double a = *(const double *)pa, b = *(const double *)pb;
-  return (a > b) - (a < b);
-}
-
 /* The photo's gain of L: the median of its cards' (n objects), as the
  * matcher fitted their faces; 0 with fewer than PHOTO_GAIN_CARDS cards. */
 #define PHOTO_GAIN_CARDS 3
-static double median(double *v, int k) {
-  qsort(v, (size_t)k, sizeof *v, by_value);
-  return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-}
-
 static double photo_gain(const match_ctx *m, const vis__object *objs, int n) {
   double g[64];
   int k = 0;
   for (int i = 0; i < n && i < 64; i++)
     if (m->tpl[objs[i].face].kind == VIS__FACE_TYPE) g[k++] = objs[i].gain[0];
-  return k < PHOTO_GAIN_CARDS ? 0 : median(g, k);
+  return k < PHOTO_GAIN_CARDS ? 0 : vis__median(g, k);
 }
 
 /* Card o's colours as the photo shows them (fully visible): one gain
@@ -2310,7 +2300,8 @@ static photo_colour photo_colour_of(const match_ctx *m, const vis__object *objs,
   }
   photo_colour pc = {.known = k >= PHOTO_GAIN_CARDS};
   if (pc.known)
-    pc.chroma = median(v[0], k), pc.neutral[0] = median(v[1], k), pc.neutral[1] = median(v[2], k);
+    pc.chroma = vis__median(v[0], k), pc.neutral[0] = vis__median(v[1], k),
+    pc.neutral[1] = vis__median(v[2], k);
   if (m->mp->log && pc.known)
     fprintf(m->mp->log, "the photo's colours: chroma %.2f of the gain of L, grey at a %.1f b %.1f (%d cards)\n",
             pc.chroma, pc.neutral[0], pc.neutral[1], k);

@@ -382,6 +382,11 @@ float vis__kth_smallest(float *v, size_t n, size_t k);
 
 /* ---- card evidence (evidence.c) ---- */
 
+/* The median of v[0..k) (k >= 1; the mean of the middle two for even k),
+ * v sorted in place: the photo's light from its objects' gains of L
+ * (match.c's photo colours, analyze.c's fade test). */
+double vis__median(double *v, int k);
+
 /* How well an object's face explains a card where it lies alone (one
  * sample per mm, 1.5 mm inside the outline), whole, per cell of 3 x 4 and
  * on the 7 mm frame along the outline. */
