@@ -248,14 +248,6 @@ static double colour_support(const vis_analyzer *an, const vis__table *t, const 
 
 /* ---------------------------------------------------------- results */
 
-static vis_rect rect_to_mm(const vis__table *t, const vis_rect *r) {
-  vis_rect m = *r;
-  m.center = vis__px_to_mm(t, r->center);
-  m.w = r->w / t->px_per_mm;
-  m.h = r->h / t->px_per_mm;
-  return m;
-}
-
 /* What the pixels of one overlap show. */
 typedef struct {
   int n;       /* samples looked at */
@@ -402,7 +394,7 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
     if (j == i) continue;
     bool other_carpet = an->tpl[obj[j].face].kind != VIS__FACE_TYPE;
     if (other_carpet && j < i) continue; /* each carpet pair once */
-    vis_rect rj = rect_to_mm(t, &obj[j].r_px);
+    vis_rect rj = vis__rect_px_to_mm(t, &obj[j].r_px);
     double area = vis_rect_overlap_area(&cp->rect, &rj);
     if (other_carpet ? area <= an->s.min_overlap_mm2
                      : !reaches_into(&an->s, an->deck->corner_mm, scale, cp, &rj, index[j],
@@ -465,8 +457,8 @@ static bool carpet_scales(const vis_analyzer *an, const vis__table *t, const vis
   vis__outline *o = malloc(sizeof *o * ((size_t)n_obj + 1));
   if (!o) return false;
   for (int i = 0; i < n_obj; i++)
-    o[i] = (vis__outline){rect_to_mm(t, &obj[i].r_px), an->tpl[obj[i].face].kind == VIS__FACE_TYPE,
-                          true};
+    o[i] = (vis__outline){vis__rect_px_to_mm(t, &obj[i].r_px),
+                          an->tpl[obj[i].face].kind == VIS__FACE_TYPE, true};
   for (int i = 0; i < n_obj; i++)
     own[i] = !o[i].card && vis__scale_measurable(o, n_obj, i, an->deck->corner_mm)
                  ? vis__apparent_scale(t, &an->tpl[obj[i].face], &obj[i])
@@ -511,7 +503,7 @@ static tp_status build_result(const vis_analyzer *an, const vis__table *t,
       vis_card *c = &res->cards[res->n_cards];
       index[i] = res->n_cards++;
       c->type = tp->index;
-      c->rect = rect_to_mm(t, &o->r_px);
+      c->rect = vis__rect_px_to_mm(t, &o->r_px);
       c->visible_fraction = visible;
       c->type_score = o->score;
       c->type_margin = vis__type_margin(o);
@@ -546,7 +538,7 @@ static tp_status build_result(const vis_analyzer *an, const vis__table *t,
       c->carpet = tp->index;
       snprintf(c->colour, sizeof c->colour, "%s", vis_deck_carpet_colour(an->deck, tp->index));
       c->face_down = tp->kind == VIS__FACE_BACK;
-      c->rect = rect_to_mm(t, &o->r_px);
+      c->rect = vis__rect_px_to_mm(t, &o->r_px);
       c->visible_fraction = visible;
     }
   }

@@ -148,22 +148,6 @@ static vis_pt sample_point(const vis__template *tp, const vis_rect *r,
   return p;
 }
 
-static vis_rect rect_mm_to_px(const vis__table *t, const vis_rect *r) {
-  vis_rect p = *r;
-  p.center = vis__mm_to_px(t, r->center);
-  p.w = r->w * t->px_per_mm;
-  p.h = r->h * t->px_per_mm;
-  return p;
-}
-
-static vis_rect rect_px_to_mm(const vis__table *t, const vis_rect *r) {
-  vis_rect m = *r;
-  m.center = vis__px_to_mm(t, r->center);
-  m.w = r->w / t->px_per_mm;
-  m.h = r->h / t->px_per_mm;
-  return m;
-}
-
 /* The samples of a rectangle (table pixels) along its own axes: every
  * step px, rows and columns from margin px inside its outline to margin
  * px inside the opposite side. table_share, card_evidence and
@@ -295,7 +279,7 @@ static tp_status make_patch(const vis__table *t, const vis_deck *deck,
   p->lab = malloc(sizeof(float) * 3 * (size_t)p->w * (size_t)p->h);
   if (!p->lab)
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory for a card's patch");
-  vis_rect r = rect_mm_to_px(t, &out->rect);
+  vis_rect r = vis__rect_mm_to_px(t, &out->rect);
   if (sample_patch(t, &r, p) < 0.5) {
     vis__template_free(p);
     return tp_error_set(
@@ -703,7 +687,7 @@ static void unchanged_fit_item(void *ctx, int worker, int s) {
   box[0] = box[1] = 0, box[2] = box[3] = -1;
   if (!rc->present) return;
   vis__object *o = &j->u->fit[s];
-  o->r_px = rect_mm_to_px(t, &rc->rect);
+  o->r_px = vis__rect_mm_to_px(t, &rc->rect);
   int n_fit;
   covers none = {.n = 0};
   fit_patch(t, &rc->patch, o, &none, 2, &n_fit);
@@ -1085,7 +1069,7 @@ static tp_status hypotheses(frame *fr, vis__table *t, const vis__match_params *m
   *hyps = more;
   for (int i = 0; i < fr->ref->n; i++)
     if (fr->ref->cards[i].present)
-      more[(*n_hyps)++] = rect_mm_to_px(t, &fr->ref->cards[i].rect);
+      more[(*n_hyps)++] = vis__rect_mm_to_px(t, &fr->ref->cards[i].rect);
   return TP_OK;
 }
 
@@ -1379,7 +1363,7 @@ static card_ring ring_of(const frame *fr, const vis_rect *r_px, int self) {
   g.n_others = 0;
   for (int k = 0; k < fr->ref->n && g.n_others < 64; k++)
     if (k != self && fr->ref->cards[k].present) {
-      vis_rect rk = rect_mm_to_px(fr->t, &fr->ref->cards[k].rect);
+      vis_rect rk = vis__rect_mm_to_px(fr->t, &fr->ref->cards[k].rect);
       g.others[g.n_others++] = vis__frame_of(&rk);
     }
   return g;
@@ -1499,7 +1483,7 @@ static void place_slot_item(void *ctx, int worker, int s) {
   ro->present = ref->cards[s].present;
   if (!ro->present) return;
   ro->tpl = patch_of(fr, s);
-  vis_rect ref_px = rect_mm_to_px(fr->t, &ref->cards[s].rect);
+  vis_rect ref_px = vis__rect_mm_to_px(fr->t, &ref->cards[s].rect);
   place_slot(fr, ro, &ref_px, j->slot_obj[s] >= 0 ? &j->acc[j->slot_obj[s]] : NULL, j->cv);
   ro->gone = taken_away(fr, ro, j->cv);
 }
@@ -1629,7 +1613,7 @@ static double own_evidence(const frame *fr, int n_placed, const ref_obj *c,
     if (&fr->obj[k] != c) placed[np++] = vis__frame_of(&fr->obj[k].o.r_px);
   for (int k = 0; with_cards && k < fr->ref->n && np < 64; k++)
     if (fr->ref->cards[k].present) {
-      vis_rect r = rect_mm_to_px(t, &fr->ref->cards[k].rect);
+      vis_rect r = vis__rect_mm_to_px(t, &fr->ref->cards[k].rect);
       placed[np++] = vis__frame_of(&r);
     }
   rect_samples g = samples_of(&c->o.r_px, m, step);
@@ -1666,11 +1650,11 @@ static double own_evidence(const frame *fr, int n_placed, const ref_obj *c,
 static bool twin_carpet(const frame *fr, int lo, int hi, int n_placed,
                         const ref_obj *c, bool kept) {
   const double s = fr->t->px_per_mm;
-  const vis_rect cm = rect_px_to_mm(fr->t, &c->o.r_px);
+  const vis_rect cm = vis__rect_px_to_mm(fr->t, &c->o.r_px);
   bool near = false, same = false;
   for (int k = lo; k < hi && !near; k++) {
     const vis_rect *o = &fr->obj[k].o.r_px;
-    vis_rect om = rect_px_to_mm(fr->t, o);
+    vis_rect om = vis__rect_px_to_mm(fr->t, o);
     bool same_colour = kept && fr->obj[k].tpl->index == c->tpl->index;
     near = near_pose(o, &c->o.r_px, REF_TWIN_MM * s,
                      same_colour ? 90 : REF_TWIN_DEG) &&
@@ -1684,16 +1668,16 @@ static bool twin_carpet(const frame *fr, int lo, int hi, int n_placed,
 }
 
 static double overlap_mm2(const frame *fr, int a, int b) {
-  vis_rect ra = rect_px_to_mm(fr->t, &fr->obj[a].o.r_px),
-           rb = rect_px_to_mm(fr->t, &fr->obj[b].o.r_px);
+  vis_rect ra = vis__rect_px_to_mm(fr->t, &fr->obj[a].o.r_px),
+           rb = vis__rect_px_to_mm(fr->t, &fr->obj[b].o.r_px);
   return vis_rect_overlap_area(&ra, &rb);
 }
 
 /* How deep object a reaches into object b (mm; negative: a gap), at the
  * table's scale where carpet a lies (frame_scales; 1 before). */
 static double contact_depth(const frame *fr, int a, int b) {
-  vis_rect ra = rect_px_to_mm(fr->t, &fr->obj[a].o.r_px),
-           rb = rect_px_to_mm(fr->t, &fr->obj[b].o.r_px);
+  vis_rect ra = vis__rect_px_to_mm(fr->t, &fr->obj[a].o.r_px),
+           rb = vis__rect_px_to_mm(fr->t, &fr->obj[b].o.r_px);
   double scale = fr->scale ? fr->scale[a] : 1;
   return vis_rect_contact_depth_at(&ra, &rb, vis__analyzer_deck(fr->an)->corner_mm, scale);
 }
@@ -1715,8 +1699,8 @@ static void frame_scales(frame *fr) {
   }
   for (int i = 0; i < fr->n_obj; i++) {
     bool alive = live(&fr->obj[i]);
-    o[i] = (vis__outline){rect_px_to_mm(fr->t, &fr->obj[i].o.r_px), alive && fr->obj[i].card,
-                          alive && !fr->obj[i].card};
+    o[i] = (vis__outline){vis__rect_px_to_mm(fr->t, &fr->obj[i].o.r_px),
+                          alive && fr->obj[i].card, alive && !fr->obj[i].card};
   }
   double corner_mm = vis__analyzer_deck(fr->an)->corner_mm;
   for (int i = 0; i < fr->n_obj; i++)
@@ -1861,7 +1845,7 @@ static bool card_as_decided(const frame *fr, int s) {
   if (!d->cells.lab || s >= d->n_cards || !d->card_live[s] ||
       !live(&fr->obj[s]))
     return false;
-  vis_rect now = rect_px_to_mm(fr->t, &fr->obj[s].o.r_px);
+  vis_rect now = vis__rect_px_to_mm(fr->t, &fr->obj[s].o.r_px);
   return near_pose(&now, &d->card_rect[s], 2, 2);
 }
 
@@ -2082,7 +2066,7 @@ static void keep_decided_carpets(frame *fr) {
   covers cv;
   new_covers(fr, &cv);
   for (int k = 0; k < d->n_carpets; k++) {
-    vis_rect px = rect_mm_to_px(fr->t, &d->carpets[k].rect);
+    vis_rect px = vis__rect_mm_to_px(fr->t, &d->carpets[k].rect);
     int again = refound(fr, &d->carpets[k], &px);
     if (again >= 0) {
       fr->obj[again].known = k;
@@ -2148,7 +2132,7 @@ static void card_result(const frame *fr, const bool *above, int s,
     return;
   }
   c->type = rc->type;
-  c->rect = rect_px_to_mm(fr->t, &ro->o.r_px);
+  c->rect = vis__rect_px_to_mm(fr->t, &ro->o.r_px);
   if (ro->gone) {
     c->gone = true;
     snprintf(c->reason, VIS_REASON_MAX,
@@ -2176,7 +2160,7 @@ static void carpet_result(const frame *fr, int i, vis_carpet *c) {
   snprintf(c->colour, sizeof c->colour, "%s",
            vis_deck_carpet_colour(d, ro->tpl->index));
   c->face_down = ro->tpl->kind == VIS__FACE_BACK;
-  c->rect = rect_px_to_mm(fr->t, &ro->o.r_px);
+  c->rect = vis__rect_px_to_mm(fr->t, &ro->o.r_px);
 }
 
 /* Whether the stacking will ask for overlap_evidence(fr, a, b), carpet a

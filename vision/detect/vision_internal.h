@@ -91,6 +91,22 @@ static inline vis_pt vis__px_to_mm(const vis__table *t, vis_pt px) {
   vis_pt p = {px.x / t->px_per_mm + t->x0_mm, px.y / t->px_per_mm + t->y0_mm};
   return p;
 }
+/* A rectangle (centre, size, angle) from table pixels to table mm and
+ * back: analyze.c reports in mm, reference.c keeps its reference in mm. */
+static inline vis_rect vis__rect_px_to_mm(const vis__table *t, const vis_rect *r) {
+  vis_rect m = *r;
+  m.center = vis__px_to_mm(t, r->center);
+  m.w = r->w / t->px_per_mm;
+  m.h = r->h / t->px_per_mm;
+  return m;
+}
+static inline vis_rect vis__rect_mm_to_px(const vis__table *t, const vis_rect *r) {
+  vis_rect p = *r;
+  p.center = vis__mm_to_px(t, r->center);
+  p.w = r->w * t->px_per_mm;
+  p.h = r->h * t->px_per_mm;
+  return p;
+}
 
 /* Fills t->rgb and t->lab (allocated, with px_per_mm and the origin set)
  * from the photo through the table mapping (rectify.c). */
