@@ -624,8 +624,8 @@ static bool faded_phantom(const vis__table *t, const vis__object *o, const vis__
 }
 
 /* Card k's outline shows all round where nothing of the n others lies
- * on it (vis__outline_edges): an edge at OUTLINED_EDGES of at least
- * OUTLINED_SEEN side samples. Real cards a fifth to a third visible
+ * on it (vis__outline_edges): an edge at VIS__OUTLINED_EDGES of at least
+ * VIS__OUTLINED_SEEN side samples. Real cards a fifth to a third visible
  * between carpets under a lamp's glare were faded to the fit's bound and
  * showed the table's colours (gain of L 0.50-0.55, colour share
  * 0.03-0.13), so faded_onto_table dropped them, while their outline
@@ -634,8 +634,6 @@ static bool faded_phantom(const vis__table *t, const vis__object *o, const vis__
  * 3000-3199 had none of their own: 0.00-0.84 of 53-172 side samples
  * (normal 3008 3020, hard 3093 3108 3116 3140 3174), and 0.98 of 63 on
  * a strip between carpets (hard 3098). */
-#define OUTLINED_EDGES 0.95
-#define OUTLINED_SEEN 100
 static bool outlined_all_round(const vis__table *t, const vis__object *obj, int n, int k) {
   vis_rect others[64];
   int n_others = 0, seen;
@@ -643,7 +641,7 @@ static bool outlined_all_round(const vis__table *t, const vis__object *obj, int 
   for (int j = 0; j < n && n_others < 64; j++)
     if (j != k) others[n_others++] = obj[j].r_px;
   double e = vis__outline_edges(t, &obj[k].r_px, others, n_others, NULL, &seen, &weakest);
-  return seen >= OUTLINED_SEEN && e >= OUTLINED_EDGES;
+  return seen >= VIS__OUTLINED_SEEN && e >= VIS__OUTLINED_EDGES;
 }
 
 /* A card the matcher accepted that shows no card (kept[k] among the

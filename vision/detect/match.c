@@ -1221,20 +1221,18 @@ static bool lift_probe(const match_ctx *m, const hyp *h, vis__object *probe) {
 }
 
 #define FADED_GAIN 0.55 /* a gain of L this low: the fit's bound (0.5) */
-/* Its outline shows all round (edge_support: OUTLINE_ALL_ROUND of at
- * least OUTLINE_SEEN samples along its sides where nothing accepted
+/* Its outline shows all round (edge_support: VIS__OUTLINED_EDGES of at
+ * least VIS__OUTLINED_SEEN samples along its sides where nothing accepted
  * lies). A face fitted onto cloth
  * where a phantom card was taken back has sides on plain cloth (tuning
  * hard 3102 3105 3198: 0.50-0.87); a real card shows its edge even when
  * its face had to be faded to fit (hard 3010: a camel bazaar a quarter
  * visible under a carpet on cream cloth, gain of L 0.50, 1.00 of 139). */
-#define OUTLINE_ALL_ROUND 0.95
-enum { OUTLINE_SEEN = 100 }; /* side samples, 2 px apart */
 static bool outline_all_round(const match_ctx *m, const hyp *h) {
   int seen;
   double weakest;
   double e = edge_support(m->t, m->claim, &h->r, &seen, &weakest);
-  return seen >= OUTLINE_SEEN && e >= OUTLINE_ALL_ROUND;
+  return seen >= VIS__OUTLINED_SEEN && e >= VIS__OUTLINED_EDGES;
 }
 
 static int shows_card(const match_ctx *m, const hyp *h, const vis__object *acc, int16_t n_acc,

@@ -446,6 +446,11 @@ bool vis__face_fit_poor_on_table(const vis__face_fit *ff, double colour_share);
  * object, or inside one of `others`. */
 double vis__outline_edges(const vis__table *t, const vis_rect *r, const vis_rect *others,
                           int n_others, const int16_t *claim, int *seen, double *weakest);
+/* The outline shows all round: an edge at VIS__OUTLINED_EDGES of at least
+ * VIS__OUTLINED_SEEN visible side samples (analyze.c's faded cards,
+ * match.c's faded card where a phantom was taken back). */
+#define VIS__OUTLINED_EDGES 0.95
+#define VIS__OUTLINED_SEEN 100
 
 /* ---- worker threads (parallel.c) ---- */
 
