@@ -14,6 +14,13 @@
 #   place was 3-6 mm off, where card faces (the desert's, the treasure's
 #   patch) explained 0.74-0.81 of it and then showed no card frame: no
 #   carpet face was compared there and red and green were lost.
+#   4 697 hard: round 1, flight 4, the last (red) carpet just landed on the
+#   adventure D; the cards taken in flights 1-3 are out of the reference
+#   (REMOVE: the layout frame's card numbers, as vt_ref_frames prints
+#   them), so the spice bazaar's patch is the only spice bazaar face: it
+#   was fitted onto the red-grid cloth and onto the red carpet as a poor
+#   card 117 mm from its own card (found in place already), and red was
+#   lost, the adventure D taken as gone.
 . "$TEPPICH_SOURCE_DIR/tests/e2e/lib.sh"
 T=$TEPPICH_TMP
 REF_FRAMES=$1
@@ -26,7 +33,7 @@ check() {
   f=$(printf 'frame-%05d.jpg' "$frame")
   expect_exit 0 "$TEPPICH" render --game "$seed" --players "$players" --difficulty "$level" \
     --size "$size" --frames "$layout,$frame" "$dir"
-  expect_exit 0 env REF_NO_BARE=1 "$REF_FRAMES" "$dir/$l" "$dir/$f"
+  expect_exit 0 env REF_NO_BARE=1 ${REMOVE:+REF_REMOVE=$REMOVE} "$REF_FRAMES" "$dir/$l" "$dir/$f"
   sed "s/^/  $seed: /" "$T/out"
   local n
   n=$(sed -n "/$f: /,\$p" "$T/out" | grep -c '^  carpet ')
@@ -38,4 +45,5 @@ check() {
 }
 
 check 3 696 hard 960x540 116 207 red green blue
+REMOVE=0,1,2,3,4,6,8,10 check 4 697 hard 960x540 19 134 green yellow blue red
 finish

@@ -2672,6 +2672,14 @@ static void match_looks(const vis__match_ahead *a, const vis_rect *hyps, int n_h
   }
 }
 
+/* Whether the params let h's card face be accepted as a poor card where
+ * h lies (a carpet face always may). */
+static bool poor_card_allowed(const match_ctx *m, const hyp *h, const vis__object *acc,
+                              int n) {
+  if (!m->mp->poor_card_allowed || m->tpl[h->best.face].kind != VIS__FACE_TYPE) return true;
+  return m->mp->poor_card_allowed(m->mp->poor_card_ctx, h->best.face, &h->best.r_px, acc, n);
+}
+
 /* A hypothesis whose card face shows no card frame is, where the params
  * say so (carpet_if_no_card), compared again with the other faces only
  * (carpets, backs): true when one of them is now its best. Else it stays
@@ -2758,6 +2766,7 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
       if (poor >= 0 && !rivals(&m, h, &H[poor])) continue;
       if (!outline_shows(&m, h)) continue;
       int v = shows_card(&m, h, acc, (int16_t)n, &refined[n], &is_refined[n]);
+      if (v == SHOWS_POOR_CARD && !poor_card_allowed(&m, h, acc, n)) v = SHOWS_NO_CARD;
       if (v == SHOWS_CARD) {
         if (poor < 0 || beats_poor(&m, h, &H[poor])) bi = order[k].i;
       } else if (v == SHOWS_POOR_CARD) {

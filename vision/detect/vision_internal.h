@@ -324,6 +324,15 @@ typedef struct {
   bool (*phantom_cards)(void *ctx, const vis__table *t, const vis__object *obj, int n,
                         bool *phantom);
   void *phantom_ctx;
+  /* Whether a card face that shows a card only poorly (part of it
+   * unexplained) may be accepted at r_px (table pixels) with the n objects
+   * accepted so far (the layout reference's matcher: a card's patch
+   * stands for layout cards, which lie near their places); false: the
+   * hypothesis is taken as one whose face shows no card frame. NULL:
+   * every one may be. */
+  bool (*poor_card_allowed)(void *ctx, int face, const vis_rect *r_px, const vis__object *acc,
+                            int n);
+  void *poor_card_ctx;
 } vis__match_params;
 
 /* The matcher's first look (sampled and scored against every face, with
