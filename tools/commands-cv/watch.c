@@ -945,7 +945,10 @@ static void to_obs(const vis_result *r, const layout_ref *lr, int64_t frame,
                       .angle_deg = c->rect.angle_deg,
                       .visible_fraction = c->visible_fraction,
                       .has_guess = c->uncertain && c->type >= 0,
-                      .guess = c->type};
+                      .guess = c->type,
+                      .has_second = c->has_second_type && c->second_type >= 0,
+                      .second = c->second_type,
+                      .second_score = c->second_type_score};
     if (lr) {
       /* a card the reference reports gone (its place shows the table),
        * or one that shows but does not look as at layout with no carpet

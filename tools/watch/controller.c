@@ -489,6 +489,9 @@ static void seen_as(wch__card *c, const wch_card_obs *o) {
     c->sure_types |= 1u << o->type;
   } else if (o->has_guess && o->guess >= 0 && o->guess < FT_N_TYPES)
     c->votes[o->guess]++;
+  int read = read_type(o);
+  if (read >= 0 && o->has_second && o->second >= 0 && o->second < FT_N_TYPES)
+    c->seconds[read][o->second] += o->second_score;
   c->type = voted_type(c);
 }
 
@@ -566,14 +569,25 @@ static int weakest_of_type(const wch *w, int t) {
   return pick;
 }
 
-/* The type card c was voted next most often that the deck still has a
- * card of (counts: the game's so far), else the most likely type. */
+/* The type card c (voted c->type, which the deck has no card left of)
+ * is counted as instead: each frame's reading of it is then its type if
+ * the deck has one left, else the type that frame found next most like
+ * it (a reading of c->type votes for its runner-up, by how well that
+ * matched: a runner-up is less than a guess); the type so voted most that
+ * the deck still has a card of (counts: the game's so far), else the most
+ * likely type. Hard game 3:696 round 3: a faded lamp read "unsure,
+ * adventure E" in the layout's frames, lamp second (0.94 matched) in two,
+ * adventure A (0.93) in one; the most likely type made it a palace, and
+ * anna lost the lamp's wild carpet bazaar and got a palace she never had. */
 static int next_type_with_room(const wch__card *c, int counts[FT_N_TYPES]) {
   int best = -1;
-  for (int u = 0; u < FT_N_TYPES; u++)
-    if (u != c->type && c->votes[u] > 0 && counts[u] < ft_deck_count(u) &&
-        (best < 0 || c->votes[u] > c->votes[best]))
+  double score[FT_N_TYPES];
+  for (int u = 0; u < FT_N_TYPES; u++) {
+    score[u] = c->votes[u] + c->seconds[c->type][u];
+    if (u != c->type && score[u] > 0 && counts[u] < ft_deck_count(u) &&
+        (best < 0 || score[u] > score[best]))
       best = u;
+  }
   if (best < 0) return likely_unseen_type(counts);
   counts[best]++;
   return best;

@@ -47,6 +47,10 @@ static tp_status parse_cards(const cJSON *arr, const char *name, wch_obs *out,
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(c, "guess");
     int guess = cJSON_IsString(g) ? ft_card_type_parse(g->valuestring) : -1;
     if (o->type < 0 && guess >= 0) o->has_guess = true, o->guess = guess;
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(c, "second");
+    int second = cJSON_IsString(sc) ? ft_card_type_parse(sc->valuestring) : -1;
+    if (second >= 0) o->has_second = true, o->second = second;
+    o->second_score = get_num(c, "second_score", second >= 0 ? 1 : 0);
   }
   return TP_OK;
 }
@@ -193,6 +197,10 @@ char *wch_obs_to_json(const wch_obs *obs) {
     if (c->type < 0 && c->has_guess && c->guess >= 0 && c->guess < FT_N_TYPES)
       cJSON_AddStringToObject(j, "guess",
                               ft_card_type_name((ft_card_type)c->guess));
+    if (c->has_second && c->second >= 0 && c->second < FT_N_TYPES) {
+      cJSON_AddStringToObject(j, "second", ft_card_type_name((ft_card_type)c->second));
+      cJSON_AddNumberToObject(j, "second_score", c->second_score);
+    }
     cJSON_AddItemToArray(cards, j);
   }
   cJSON *carpets = cJSON_AddArrayToObject(o, "carpets");

@@ -52,6 +52,11 @@ typedef struct {
    * layout card seen only so still counts, as that type */
   bool has_guess;
   int guess;
+  /* the type the eyes found next most like it (the look-alike), if any:
+   * a layout card voted a type the game has used up is counted as it */
+  bool has_second;
+  int second;
+  double second_score; /* how well it matched, 0..1 (as a type's score) */
 } wch_card_obs;
 
 /* One carpet seen: on_cards are indices into the observation's cards. */

@@ -15,6 +15,9 @@ typedef struct {
    * the types it was seen as (the type is the majority) */
   int seen, missed, missed_in_row;
   int votes[FT_N_TYPES];
+  /* [t][u]: frames that read it as t (sure or a guess) and found u next
+   * most like it, each counted by how well u matched (0..1) */
+  double seconds[FT_N_TYPES][FT_N_TYPES];
   bool unseen; /* a layout card that no frame showed: place unknown */
   unsigned sure_types; /* bit t: a frame of the layout was sure it is t */
   /* its type in the layout is a guess (no frame was sure of it): a later

@@ -508,6 +508,9 @@ static tp_status build_result(const vis_analyzer *an, const vis__table *t,
       c->type_score = o->score;
       c->type_margin = vis__type_margin(o);
       c->upside_down = o->flipped; /* relative to the long axis angle */
+      c->has_second_type = o->second_face >= 0;
+      c->second_type = o->second_face >= 0 ? an->tpl[o->second_face].index : -1;
+      c->second_type_score = o->valid ? (double)o->second_explained / o->valid : 0;
       vis__face_fit ff;
       fit_alone(an, t, obj, n_obj, i, &ff);
       if (o->score < an->s.type_min_score) {

@@ -167,6 +167,12 @@ typedef struct {
   double type_margin; /* best minus second best */
   bool upside_down;   /* face turned by 180 degrees */
   bool uncertain;
+  /* vis_analyze: the type whose face came second (the look-alike it was
+   * told from), if any; a caller that knows the type cannot be (all
+   * cards of it used up) can take this one */
+  bool has_second_type;
+  int second_type;
+  double second_type_score; /* its match, as type_score */
   /* Only vis_analyze_with_reference sets it: the card's place shows the
    * table now (neither the card as it was at layout nor a carpet) and its
    * patch is not found within a bump's reach: it was taken away. Then
