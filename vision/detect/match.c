@@ -1949,6 +1949,62 @@ static double colour_misfit(const match_ctx *m, const hyp *h, int f, bool flippe
   return sum;
 }
 
+/* Two faces' colours compared only where they differ. The two type
+ * faces a colour check weighs share much of their print (a palace's and
+ * a lamp's layout, border and picture frame); where both predict the
+ * same colour the photo's residuals say nothing about which it is, and
+ * summed over every free sample they pulled the two misfits together:
+ * a palace seen as a lamp misfit 0.68-0.84 of the lamp's, on
+ * COLOUR_MARGIN's bar (DEV hard 3012 3019 3048 3144 3171 3183 3193),
+ * where the two differ 0.56-0.75; a right type's other face misfit 1.22
+ * times its own or more there (0.82 at worst: an adventure a fifth
+ * visible; DEV hard 3000-3066 and 11 more, every colour check and every
+ * card's race runner-up). A sample counts where the two faces'
+ * predictions in the photo's colours (each face with its own gains,
+ * chroma_gains) differ in a and b by COLOUR_DIFFER or more: the photo's
+ * colour noise, what a card's own face misfits per sample (4-6 of a + b
+ * on the fully visible cards of DEV hard 3000-3049). */
+#define COLOUR_DIFFER 5.0
+typedef struct {
+  double a, b; /* the two faces' misfits, each sample's capped at tau */
+  int n;       /* the samples where they differ */
+} colour_pair;
+
+static void photo_face(const photo_colour *pc, int f, bool flipped, const double g[2],
+                       vis__object *w) {
+  *w = (vis__object){.face = f,
+                     .flipped = flipped,
+                     .gain = {1, g[0], g[1]},
+                     .offset = {0, pc->neutral[0] - 128 * g[0], pc->neutral[1] - 128 * g[1]}};
+}
+
+/* Faces a and b (candidates, turned or not) at h's free samples where
+ * they differ, in the photo's colours pc for a card of gain of L gl,
+ * lifted by lf (NULL: none). */
+static colour_pair colour_misfits(const match_ctx *m, const hyp *h, const vis__object *a,
+                                  const vis__object *b, const photo_colour *pc, double gl,
+                                  const lift_field *lf) {
+  double ga[2], gb[2];
+  chroma_gains(m, h, a->face, a->flipped, pc, pc->chroma * gl, lf, ga);
+  chroma_gains(m, h, b->face, b->flipped, pc, pc->chroma * gl, lf, gb);
+  vis__object wa, wb;
+  photo_face(pc, a->face, a->flipped, ga, &wa);
+  photo_face(pc, b->face, b->flipped, gb, &wb);
+  colour_pair r = {0, 0, 0};
+  for (int k = 0; k < h->n; k++) {
+    if (!is_free(m, h->pix[k])) continue;
+    double pa[3], pb[3], l = lift_at(lf, h, k);
+    predict(m, h, &wa, k, l, pa);
+    predict(m, h, &wb, k, l, pb);
+    if (fabs(pa[1] - pb[1]) + fabs(pa[2] - pb[2]) < COLOUR_DIFFER) continue;
+    const float *y = &h->lab[3 * k];
+    r.a += fmin(fabs(y[1] - pa[1]) + fabs(y[2] - pa[2]), m->mp->tau);
+    r.b += fmin(fabs(y[1] - pb[1]) + fabs(y[2] - pb[2]), m->mp->tau);
+    r.n++;
+  }
+  return r;
+}
+
 /* What settle_type saw of a card: every type face fitted at its pose
  * (cand, n_cand, on valid free samples), as the race saw them (dec:
  * lifted under a glare), the lift (lf, NULL: no glare) and the lift its
@@ -1957,7 +2013,8 @@ typedef struct {
   const vis__object *cand, *dec;
   int n_cand, valid;
   const lift_field *lf, *frame_only;
-  int race_doubt; /* race_doubt_of, -1: none */
+  int race_runner; /* race_runner_of, -1: none */
+  bool race_narrow; /* the race kept o's type under type_min_margin */
 } settle_view;
 
 /* o, now another face at the same place, keeps keep's counts on the
@@ -2113,7 +2170,9 @@ static void take_by_colour(const match_ctx *m, const hyp *h, const settle_view *
 /* A card whose type is in doubt against its runner-up's
  * (vis__type_in_doubt: too little of their print differs, or it splits
  * nearly evenly) takes the runner-up's type when that face in the photo's
- * colours (colour_misfit) misfits COLOUR_MARGIN less; it stays in doubt.
+ * colours misfits COLOUR_MARGIN less where the two differ
+ * (colour_misfits; under SETTLE_MIN_DISC such samples the colours cannot
+ * tell); it stays in doubt.
  * A face of another type that explains more of the card (fits_more) is
  * asked first: the card is in doubt against it unless the colours side
  * with the print (its own face misfits COLOUR_MARGIN less), and without
@@ -2123,8 +2182,8 @@ static void take_by_colour(const match_ctx *m, const hyp *h, const settle_view *
  * NULL: none), else the one it keeps: a glare washes a desert's orange
  * toward a spice bazaar's tan (DEV hard 3123). An adventure in doubt
  * meets every adventure in the running first (best_adventure). A card
- * the matcher was sure of but settle_type's race kept only narrowly
- * (sv->race_doubt) meets that race's runner-up as a runner-up does; when
+ * the matcher was sure of meets the runner-up of settle_type's race
+ * (sv->race_runner) as a runner-up does; when the race was narrow and
  * the colours lean its way without the margin, it is in doubt. */
 #define COLOUR_MARGIN 0.2
 static void colour_check(match_ctx *m, const hyp *h, const settle_view *sv, vis__object *o,
@@ -2137,28 +2196,31 @@ static void colour_check(match_ctx *m, const hyp *h, const settle_view *sv, vis_
     return;
   }
   int other = more >= 0 ? more : runner_up_of(m, o, cand, n_cand);
-  bool raced = other < 0 && sv->race_doubt >= 0;
-  if (raced) other = sv->race_doubt;
+  bool raced = other < 0 && sv->race_runner >= 0;
+  if (raced) other = sv->race_runner;
   if (other < 0) return;
   lift_field lf;
   for (int c = 0; c < LIFT_CELLS; c++) lf.g[c] = o->lift[o->flipped ? LIFT_CELLS - 1 - c : c];
   const lift_field *pl = glare ? glare : o->lifted ? &lf : NULL;
-  double own = colour_misfit(m, h, o->face, o->flipped, pc, o->gain[0], pl);
-  double alt = colour_misfit(m, h, cand[other].face, cand[other].flipped, pc, o->gain[0], pl);
+  colour_pair cp = colour_misfits(m, h, o, &cand[other], pc, o->gain[0], pl);
+  /* where too few samples differ the colours cannot tell (own = alt) */
+  bool tells = cp.n >= SETTLE_MIN_DISC;
+  double own = tells ? cp.a : 0, alt = tells ? cp.b : 0;
   if (m->mp->log)
-    fprintf(m->mp->log, "object %d: in the photo's colours type %d misfits %.0f, type %d %.0f%s\n",
-            i, m->tpl[o->face].index, own, m->tpl[cand[other].face].index, alt,
+    fprintf(m->mp->log,
+            "object %d: in the photo's colours type %d misfits %.0f, type %d %.0f where %d samples differ%s\n",
+            i, m->tpl[o->face].index, cp.a, m->tpl[cand[other].face].index, cp.b, cp.n,
             more >= 0 ? " (it explains more)" : "");
   if (more >= 0) {
     if (own < (1 - COLOUR_MARGIN) * alt) return; /* the colours side with the print */
     doubt_against(m, h, o, dec, own_c, more, glare);
   } else if (!raced && is_adventure(m, o->face)) {
-    double best_mf = 0;
+    double best_mf = 0, own_all = colour_misfit(m, h, o->face, o->flipped, pc, o->gain[0], pl);
     int best = best_adventure(m, h, sv, o, other, pc, pl, &best_mf);
     if (m->mp->log && best >= 0)
-      fprintf(m->mp->log, "object %d: of the adventures type %d misfits least, %.0f\n", i,
-              m->tpl[cand[best].face].index, best_mf);
-    if (best >= 0 && best_mf < (1 - ADVENTURE_COLOUR_MARGIN) * own &&
+      fprintf(m->mp->log, "object %d: of the adventures type %d misfits least, %.0f against %.0f\n",
+              i, m->tpl[cand[best].face].index, best_mf, own_all);
+    if (best >= 0 && best_mf < (1 - ADVENTURE_COLOUR_MARGIN) * own_all &&
         best_mf < ADVENTURE_COLOUR_FIT * sv->valid) {
       take_by_colour(m, h, sv, o, best, false, &lf);
       return;
@@ -2168,26 +2230,32 @@ static void colour_check(match_ctx *m, const hyp *h, const settle_view *sv, vis_
     /* a narrow race the colours lean the other way too: the type is in
      * doubt (a palace a sixth visible whose colours misfit 0.82 of the
      * lamp's it was seen as, DEV hard 3183 3193) */
-    if (raced && alt < own && own_c >= 0) doubt_against(m, h, o, dec, own_c, other, glare);
+    if (raced && sv->race_narrow && alt < own && own_c >= 0)
+      doubt_against(m, h, o, dec, own_c, other, glare);
     return;
   }
   take_by_colour(m, h, sv, o, other, more >= 0, &lf);
 }
 
 /* The race's runner-up (a candidate of cand) when the race at 1 mm kept
- * the matcher's type (type) only narrowly against it (under
- * type_min_margin of the samples where they differ, as
- * vis__type_in_doubt asks of the matcher's runner-up); -1: none. The
- * matcher's look at 2 mm, whose margin the card keeps, can tell the
- * two far more clearly: a palace a quarter visible in a carpet's shadow
- * seen as a lamp by 0.26-0.74 on the matcher's grid lost or won by
- * 0.03-0.26 at 1 mm (64 : 60 of 124 for the palace, DEV hard 3012; 3048
- * 3171), and its colours were never asked. */
-static int race_doubt_of(const match_ctx *m, const type_race *r, const vis__object *cand,
-                         int type) {
+ * the matcher's type (type); -1: none. *narrow: it kept it under
+ * type_min_margin of the samples where the two differ (as
+ * vis__type_in_doubt asks of the matcher's runner-up). The matcher's
+ * look at 2 mm, whose margin the card keeps, can tell the two far more
+ * clearly than the print does: a palace a quarter visible in a carpet's
+ * shadow seen as a lamp by 0.26-0.74 on the matcher's grid lost or won
+ * by 0.03-0.39 at 1 mm (64 : 60 of 124 for the palace, DEV hard 3012;
+ * 0.26 of 92 samples 3048, 0.39 of 104 3019; 3171), and its colours
+ * were never asked. So every card's colours meet its race's runner-up:
+ * where the two faces differ their colours tell them apart far more
+ * clearly than any margin of the print's vote (colour_misfits). */
+static int race_runner_of(const match_ctx *m, const type_race *r, const vis__object *cand,
+                          int type, bool *narrow) {
+  *narrow = false;
   if (r->win < 0 || r->runner < 0 || r->run_nd <= 0 || m->tpl[cand[r->win].face].index != type)
     return -1;
-  return (double)(r->run_na - r->run_nb) / r->run_nd < m->mp->type_min_margin ? r->runner : -1;
+  *narrow = (double)(r->run_na - r->run_nb) / r->run_nd < m->mp->type_min_margin;
+  return r->runner;
 }
 
 /* The type of accepted card i (*o) settled; normal_gain: the photo's
@@ -2232,7 +2300,7 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i, double normal_g
                            &frame_only, &top))
     dec = lifted, lf = &lift;
   type_race r = race_types(m, &h, dec, n_cand, top, lf, i);
-  settle_view sv = {cand, dec, n_cand, valid, lf, &frame_only, -1};
+  settle_view sv = {cand, dec, n_cand, valid, lf, &frame_only, -1, false};
   /* another type than the matcher's only when it tells itself apart
    * from it directly too */
   int na = 0, nb = 0, nd = 0;
@@ -2253,7 +2321,7 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i, double normal_g
     o->disc_samples = r.run_nd / (m->mp->step * m->mp->step); /* on the matcher's grid */
     o->disc_margin = r.run_nd > 0 ? (double)(r.run_na - r.run_nb) / r.run_nd : 0;
   }
-  sv.race_doubt = race_doubt_of(m, &r, cand, tp->index);
+  sv.race_runner = race_runner_of(m, &r, cand, tp->index, &sv.race_narrow);
   colour_check(m, &h, &sv, o, pc, i);
   m->self = INT16_MAX;
   free_hyp(&h);
