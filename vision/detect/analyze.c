@@ -639,12 +639,10 @@ static bool faded_phantom(const vis__table *t, const vis__object *o, const vis__
  * a strip between carpets (hard 3098). */
 static bool outlined_all_round(const vis__table *t, const vis__object *obj, int n, int k) {
   vis_rect others[64];
-  int n_others = 0, seen;
-  double weakest;
+  int n_others = 0;
   for (int j = 0; j < n && n_others < 64; j++)
     if (j != k) others[n_others++] = obj[j].r_px;
-  double e = vis__outline_edges(t, &obj[k].r_px, others, n_others, NULL, &seen, &weakest);
-  return seen >= VIS__OUTLINED_SEEN && e >= VIS__OUTLINED_EDGES;
+  return vis__outlined_all_round(t, &obj[k].r_px, others, n_others, NULL);
 }
 
 /* A card the matcher accepted that shows no card (kept[k] among the

@@ -253,3 +253,11 @@ double vis__outline_edges(const vis__table *t, const vis_rect *r, const vis_rect
   }
   return *seen ? (double)edge / *seen : 0;
 }
+
+bool vis__outlined_all_round(const vis__table *t, const vis_rect *r, const vis_rect *others,
+                             int n_others, const int16_t *claim) {
+  int seen;
+  double weakest;
+  double e = vis__outline_edges(t, r, others, n_others, claim, &seen, &weakest);
+  return seen >= VIS__OUTLINED_SEEN && e >= VIS__OUTLINED_EDGES;
+}

@@ -1229,10 +1229,7 @@ static bool lift_probe(const match_ctx *m, const hyp *h, vis__object *probe) {
  * its face had to be faded to fit (hard 3010: a camel bazaar a quarter
  * visible under a carpet on cream cloth, gain of L 0.50, 1.00 of 139). */
 static bool outline_all_round(const match_ctx *m, const hyp *h) {
-  int seen;
-  double weakest;
-  double e = edge_support(m->t, m->claim, &h->r, &seen, &weakest);
-  return seen >= VIS__OUTLINED_SEEN && e >= VIS__OUTLINED_EDGES;
+  return vis__outlined_all_round(m->t, &h->r, NULL, 0, m->claim);
 }
 
 static int shows_card(const match_ctx *m, const hyp *h, const vis__object *acc, int16_t n_acc,
@@ -1927,6 +1924,15 @@ static void chroma_gains(const match_ctx *m, const hyp *h, int f, bool flipped,
     out[c] = sxx[c] > 0 ? fmin(CHROMA_HI * g, fmax(CHROMA_LO * g, sxy[c] / sxx[c])) : g;
 }
 
+/* Face f (turned or not) in the photo's colours pc with a and b gains g. */
+static void photo_face(const photo_colour *pc, int f, bool flipped, const double g[2],
+                       vis__object *w) {
+  *w = (vis__object){.face = f,
+                     .flipped = flipped,
+                     .gain = {1, g[0], g[1]},
+                     .offset = {0, pc->neutral[0] - 128 * g[0], pc->neutral[1] - 128 * g[1]}};
+}
+
 /* Face f (turned or not) at h's free samples in the photo's colours pc
  * for a card of gain of L gl (chroma_gains), lifted by lf (NULL: none):
  * the residuals in a and b summed, each sample's capped at tau
@@ -1935,10 +1941,8 @@ static double colour_misfit(const match_ctx *m, const hyp *h, int f, bool flippe
                             const photo_colour *pc, double gl, const lift_field *lf) {
   double g[2];
   chroma_gains(m, h, f, flipped, pc, pc->chroma * gl, lf, g);
-  vis__object w = {.face = f,
-                   .flipped = flipped,
-                   .gain = {1, g[0], g[1]},
-                   .offset = {0, pc->neutral[0] - 128 * g[0], pc->neutral[1] - 128 * g[1]}};
+  vis__object w;
+  photo_face(pc, f, flipped, g, &w);
   double sum = 0;
   for (int k = 0; k < h->n; k++) {
     if (!is_free(m, h->pix[k])) continue;
@@ -1969,14 +1973,6 @@ typedef struct {
   double a, b; /* the two faces' misfits, each sample's capped at tau */
   int n;       /* the samples where they differ */
 } colour_pair;
-
-static void photo_face(const photo_colour *pc, int f, bool flipped, const double g[2],
-                       vis__object *w) {
-  *w = (vis__object){.face = f,
-                     .flipped = flipped,
-                     .gain = {1, g[0], g[1]},
-                     .offset = {0, pc->neutral[0] - 128 * g[0], pc->neutral[1] - 128 * g[1]}};
-}
 
 /* Faces a and b (candidates, turned or not) at h's free samples where
  * they differ, in the photo's colours pc for a card of gain of L gl,

@@ -460,6 +460,8 @@ double vis__outline_edges(const vis__table *t, const vis_rect *r, const vis_rect
  * match.c's faded card where a phantom was taken back). */
 #define VIS__OUTLINED_EDGES 0.95
 #define VIS__OUTLINED_SEEN 100
+bool vis__outlined_all_round(const vis__table *t, const vis_rect *r, const vis_rect *others,
+                             int n_others, const int16_t *claim);
 
 /* ---- worker threads (parallel.c) ---- */
 
