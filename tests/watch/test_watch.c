@@ -1226,6 +1226,43 @@ static void test_twin_under_landed(void **state) {
   }
 }
 
+/* The carpet on top may land in the frame that shows its twin (hard game
+ * 2:731 round 1 flight 3: in green's first still frame a "yellow" 6 mm and
+ * 1 degree from it, under it, before yellow was thrown; taken as yellow's
+ * landing, the flight was resolved with yellow on no card and yellow's
+ * treasure was lost): blue lands on card 0; green lands on card 4 and a
+ * "red" under it at nearly its pose; red lands on card 5 later. Further
+ * from green or turned, the carpet under it is red's landing. */
+static void test_twin_under_landing(void **state) {
+  (void)state;
+  const struct {
+    double dx, turn;
+    const char *flight;
+  } cases[] = {
+      {6, 1.1, "flight blue=0 green=4 red=5"},
+      {30, 1.1, "flight blue=0 green=4 red=-"},
+      {6, 20, "flight blue=0 green=4 red=-"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    sink s = {0};
+    wch *w = three_player_game(&s);
+    wch_obs o = layout_obs(12);
+    add_carpet(&o, "blue", 90, 90, 0);
+    observe(w, &o);
+    add_carpet(&o, "green", 90, 220, 4);
+    add_under(&o, "red", 1, cases[i].dx, cases[i].turn);
+    observe(w, &o);
+    bool twin = cases[i].dx < 15 && cases[i].turn < 5;
+    assert_int_equal(wch_get_stage(w), twin ? WCH_WAIT_THROWS : WCH_WAIT_TAKING);
+    o.n_carpets = 2;
+    add_carpet(&o, "red", 190, 220, 5);
+    observe(w, &o);
+    char *line = first_flight_line(w, &s);
+    assert_string_equal(line, cases[i].flight);
+    free(line);
+  }
+}
+
 /* Blue (thrown first) on card 0, red (thrown last) on card 1 and maybe on
  * card 0: the eyes cannot tell there, blue hides where red meets card 0.
  * unsure: whether red's overlap with card 0 is uncertain (barely: only
@@ -1957,6 +1994,7 @@ int main(void) {
       cmocka_unit_test(test_assumed_answer),
       cmocka_unit_test(test_throw_order_under),
       cmocka_unit_test(test_twin_under_landed),
+      cmocka_unit_test(test_twin_under_landing),
       cmocka_unit_test(test_said_counts),
       cmocka_unit_test(test_said_genies_and_returned),
       cmocka_unit_test(test_confirm_corrects),

@@ -924,14 +924,21 @@ static bool near_pose(double x1, double y1, double a1, double x2, double y2, dou
  * 0.2 degrees from red, visible 11 %). */
 static const double TWIN_MM = 15, TWIN_DEG = 5;
 
-/* Carpet c, not landed yet, lies under a carpet that has landed, at
- * nearly that one's place and angle: a carpet thrown later lands on top,
- * and one sliding under another does not come to rest exactly beneath it,
- * so this is a second outline the eyes saw of the landed carpet (its
- * border, a shadow), in whatever colour they guessed (DEV game 4:699
- * round 4 flight 2: "green", then "yellow", under red, 6-8 mm from it;
- * taken as yellow's landing, the flight was resolved before yellow came
- * and lost its card). */
+/* Carpet c, not landed yet, lies under a carpet that has landed or lands
+ * in this same frame, at nearly that one's place and angle: a carpet
+ * thrown later lands on top, and one sliding under another does not come
+ * to rest exactly beneath it, so this is a second outline the eyes saw of
+ * the carpet on top (its border, a shadow), in whatever colour they
+ * guessed (DEV game 4:699 round 4 flight 2: "green", then "yellow", under
+ * red, 6-8 mm from it; taken as yellow's landing, the flight was resolved
+ * before yellow came and lost its card). The carpet on top may be new in
+ * this frame too: two carpets first seen together do not lie one exactly
+ * beneath the other either (hard game 2:731 round 1 flight 3: in green's
+ * first still frame a "yellow" 6 mm and 1 degree from it, under it, 6 %
+ * visible, before yellow was thrown; with green it made four carpets
+ * down, the flight was resolved with yellow on no card and yellow's
+ * treasure was lost). Every player's carpet in the frame has landed or
+ * lands now. */
 static bool twin_of_landed(const wch *w, const wch_obs *obs, int c) {
   const wch_carpet_obs *cp = &obs->carpets[c];
   if (landed_index(w, cp->colour) >= 0) return false;
@@ -939,7 +946,8 @@ static bool twin_of_landed(const wch *w, const wch_obs *obs, int c) {
     int b = cp->under[k];
     if (b < 0 || b >= obs->n_carpets || b == c) continue;
     const wch_carpet_obs *top = &obs->carpets[b];
-    if (landed_index(w, top->colour) >= 0 &&
+    if (strcmp(top->colour, cp->colour) &&
+        ft_players_by_colour(&w->players, top->colour) >= 0 &&
         near_pose(top->x_mm, top->y_mm, top->angle_deg, cp->x_mm, cp->y_mm, cp->angle_deg,
                   TWIN_MM, TWIN_DEG))
       return true;
