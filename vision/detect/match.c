@@ -277,20 +277,32 @@ static void list4(const hyp *h, const texel *tpl, const int *tix, const int *mas
   *n_ok = n;
 }
 
+#define L_GAIN_MIN 0.5   /* the lowest gain of L */
+#define L_OFFSET_MAX 60.0 /* L's offset within +-this */
+#define CHROMA_MIN 0.8  /* the lowest gain of a and b: light changes colour little */
+#define DIM_CHROMA 0.6  /* dim_chroma: a and b's lowest gain per unit of L's */
+
+/* The lowest gain of a and b a dimmed carpet's face may be fitted with,
+ * for its gain of L gl (dim_carpet). */
+static double chroma_floor(double gl) {
+  return fmin(CHROMA_MIN, DIM_CHROMA * gl);
+}
+
 /* Fits gain/offset per channel over the samples fit[0..n_fit-1], then
  * counts the samples mask[0..n_mask-1] the fitted face explains and lists
  * them in ok[] (sample indices, in mask's order). Lists of sample indices,
  * increasing: no tests per sample in the inner loops. tix: each sample's
  * texel in the face (upright or turned); integral: the face's Lab is all
- * integers; so_fit: sample_sums of the fit list, or NULL. ok NULL: count
+ * integers; dim_chroma: a and b's gains may fall to DIM_CHROMA times L's
+ * (dim_carpet); so_fit: sample_sums of the fit list, or NULL. ok NULL: count
  * only. Either way four samples at a time. give_up >= 0: stop and return
  * -1 as soon as the count can no longer exceed give_up (ok[] is then
  * incomplete). ok[0..n_mask) may be written past the count (list4
  * writes each slot before it knows whether to keep it). */
-static int fit_and_count(const hyp *h, const texel *tpl, bool integral, const int *tix,
-                         const int *fit, int n_fit, const double *so_fit, const int *mask,
-                         int n_mask, double tau, double gain[3], double offset[3],
-                         int *ok, int give_up) {
+static int fit_and_count(const hyp *h, const texel *tpl, bool integral, bool dim_chroma,
+                         const int *tix, const int *fit, int n_fit, const double *so_fit,
+                         const int *mask, int n_mask, double tau, double gain[3],
+                         double offset[3], int *ok, int give_up) {
   double sums[4][3];
   if (so_fit) {
     memcpy(sums[0], so_fit, sizeof sums[0]);
@@ -309,10 +321,11 @@ static int fit_and_count(const hyp *h, const texel *tpl, bool integral, const in
     double var = sff[c] / n - mf * mf, cov = sof[c] / n - mf * mo;
     double g = var > 4 ? cov / var : 1;
     /* light changes brightness a lot, colour (a, b around 128) little */
-    double lo = c == 0 ? 0.5 : 0.8, hi = c == 0 ? 1.8 : 1.25;
+    double lo = c == 0 ? L_GAIN_MIN : dim_chroma ? chroma_floor(gain[0]) : CHROMA_MIN;
+    double hi = c == 0 ? 1.8 : 1.25;
     g = fmin(hi, fmax(lo, g));
     double off = mo - g * mf, base = c == 0 ? 0 : 128 * (1 - g);
-    double lim = c == 0 ? 60 : 14; /* a, b: tint only */
+    double lim = c == 0 ? L_OFFSET_MAX : 14; /* a, b: tint only */
     off = fmin(base + lim, fmax(base - lim, off));
     gain[c] = g;
     offset[c] = off;
@@ -370,11 +383,115 @@ static int free_samples(const match_ctx *m, const hyp *h, int stride, double so[
   return valid;
 }
 
+/* Face f (turned or not) fitted to the samples free_samples() listed
+ * (valid of them), and the count it explains; gain and offset: its fit.
+ * coarse: a single fit; else fitted again on the samples the first fit
+ * explains (what lies on top is an outlier). dim_chroma: fit_and_count's.
+ * The last count gives up (-1) once it can no longer exceed give_up. */
+static int fit_face(const match_ctx *m, const hyp *h, int valid, const double so[3], int f,
+                    bool flipped, bool coarse, bool dim_chroma, int give_up, double gain[3],
+                    double offset[3]) {
+  const texel *tpl = m->tex[f];
+  const int *tix = flipped ? h->tixf : h->tix;
+  bool integral = m->integral[f];
+  int n1 = fit_and_count(h, tpl, integral, dim_chroma, tix, m->list, valid, so, m->list, valid,
+                         m->mp->tau, gain, offset, coarse ? NULL : m->ok,
+                         coarse ? give_up : -1);
+  if (n1 >= 8 && !coarse)
+    n1 = fit_and_count(h, tpl, integral, dim_chroma, tix, m->ok, n1, NULL, m->list, valid,
+                       m->mp->tau, gain, offset, NULL, give_up);
+  return n1;
+}
+
+/* A carpet in dim light: the matcher's fit holds a and b's gains at
+ * CHROMA_MIN or more (light changes colour little; card faces tell
+ * palace from lamp and the adventures apart by it), but light that dims
+ * or veils a carpet pales its colours with its L (Lab's a and b scale
+ * with L when the light scales; the photo's cards show it, their a and b
+ * gains per unit of their gain of L 0.85-0.98 when fitted without
+ * bounds, d93169b). On hard scenes carpets fully visible were missed
+ * with their faces at that bound: red in DEV hard 3112 and 3180 (0.64
+ * of it explained at a and b 0.80, 0.98 with a 0.43 and b 0.39 at a
+ * gain of L of 0.50), yellow in 3180. So a carpet's face fitted at the
+ * bound with a gain of L under it is fitted again with a and b free down
+ * to chroma_floor (DIM_CHROMA of its gain of L, d93169b's CHROMA_LO), and
+ * that fit is kept only when
+ * - half of the carpet or more shows (a face with pale colours fits a
+ *   few samples of anything),
+ * - it explains DIM_MIN_SCORE (CLEAR_SCORE) of what shows or more, and
+ *   more than the bounded fit: the dim carpets' faces 0.98-1.00 of them,
+ *   faces paled onto cloth or a dim card 0.75-0.92 (3003, 3025), and
+ * - the photo's colours follow the face's, dimmed: a and b's gain fitted
+ *   as one (joint_chroma, unbounded) over the floor. The real dim
+ *   carpets above 0.42-0.68 (floor 0.30-0.36); a face fitted onto
+ *   something of other colours has its colours squashed to nothing,
+ *   while its own a or b gain may stay over the floor: the yellow
+ *   carpet's face on a dim desert (hard watch game 4:697, layout frame
+ *   163: 0.93 explained, a 0.45, b 0.30, together 0.10) or on cards of
+ *   hard 3112 (0.02-0.05).
+ * Without the three (a and b's floor the gain of L, session 19) a
+ * carpet's face paled onto cream cloth came before the real carpet of
+ * its colour: DEV hard 3000-3099 exact 77 -> 72 %. Cards keep the bound.
+ * Only a face whose fit of L sits at its own bounds (gain L_GAIN_MIN or
+ * offset L_OFFSET_MAX) is refitted: light the fit of L cannot follow (a
+ * lamp's glare lifts toward white, gain down and offset up, and pales a
+ * and b as much; or a dark frame). The carpets it found were all so
+ * (hard 3072 3112 3128 3180: offset 60, gain 0.50-0.60). A blue carpet in
+ * plain light (the watch demo, frame 86: gain of L 0.72, offset 24) has a
+ * at the bound only because the blue face's a hardly varies; refitted, a
+ * paled to 0.53 for 5 more samples of 964 (0.97 explained at the bound),
+ * and the paler face turned the stacking vote against the adventure a it
+ * lies under: round 1 flight 3 was "corrected" to blue on card 8. */
+#define DIM_MIN_SCORE 0.9
+static bool dim_carpet(const match_ctx *m, int f, const double gain[3], const double offset[3]) {
+  bool l_at_bound = gain[0] <= L_GAIN_MIN + 0.005 || offset[0] >= L_OFFSET_MAX - 0.05;
+  return m->tpl[f].kind != VIS__FACE_TYPE && gain[0] < CHROMA_MIN && l_at_bound &&
+         (gain[1] <= CHROMA_MIN || gain[2] <= CHROMA_MIN);
+}
+
+/* How much of face f's colours shows at h's valid free samples: one
+ * gain for a and b together (least squares, each about its mean), as the
+ * photo's colours are measured (card_colours). */
+static double joint_chroma(const match_ctx *m, const hyp *h, int valid, int f, bool flipped) {
+  const texel *tpl = m->tex[f];
+  const int *tix = flipped ? h->tixf : h->tix;
+  double sx[2] = {0, 0}, sy[2] = {0, 0}, sxx = 0, sxy = 0;
+  for (int q = 0; q < valid; q++) {
+    int k = m->list[q];
+    for (int c = 0; c < 2; c++) {
+      double x = tpl[tix[k]].f[1 + c], y = h->lab[3 * k + 1 + c];
+      sx[c] += x, sy[c] += y, sxx += x * x, sxy += x * y;
+    }
+  }
+  double n = valid > 0 ? valid : 1;
+  for (int c = 0; c < 2; c++) sxx -= sx[c] * sx[c] / n, sxy -= sx[c] * sy[c] / n;
+  return sxx > 0 ? sxy / sxx : 0;
+}
+
+/* Face o->face dimmed (dim_carpet) fitted to the valid samples: when
+ * that fit explains more than bar (the bounded fit's count, or give_up)
+ * and passes dim_carpet's tests, its count, gain and offset go to o;
+ * else o stays as it is. */
+static void refit_dim(const match_ctx *m, const hyp *h, int valid, const double so[3],
+                      bool coarse, int bar, vis__object *o) {
+  int need = (int)ceil(DIM_MIN_SCORE * valid) - 1;
+  bar = bar > need ? bar : need;
+  double gain[3], offset[3];
+  int n = fit_face(m, h, valid, so, o->face, o->flipped, coarse, true, bar, gain, offset);
+  if (n <= bar ||
+      joint_chroma(m, h, valid, o->face, o->flipped) <= chroma_floor(gain[0]) + 0.01)
+    return;
+  o->explained = n;
+  memcpy(o->gain, gain, sizeof gain);
+  memcpy(o->offset, offset, sizeof offset);
+}
+
 /* Scores one face in one orientation on the samples free_samples()
  * flagged (valid of them). coarse: a single fit on every 4th sample (for
  * ranking faces; free_samples was called with that stride). The last
  * count gives up (explained -1) once it can no longer come to more than
- * give_up samples (-1: never). */
+ * give_up samples (-1: never). A carpet's face in dim light is fitted
+ * again (dim_carpet). */
 static void score_face(const match_ctx *m, const hyp *h, int valid, const double so[3],
                        int f, bool flipped, bool coarse, int give_up, vis__object *o) {
   memset(o, 0, sizeof *o);
@@ -386,23 +503,15 @@ static void score_face(const match_ctx *m, const hyp *h, int valid, const double
   o->total = (h->n + stride - 1) / stride;
   o->second_face = -1;
   if (valid < 8) return;
-  const texel *tpl = m->tex[f];
-  const int *tix = flipped ? h->tixf : h->tix;
-  bool integral = m->integral[f];
-  int n1 = fit_and_count(h, tpl, integral, tix, m->list, valid, so, m->list, valid,
-                         m->mp->tau, o->gain, o->offset, coarse ? NULL : m->ok,
-                         coarse ? give_up : -1);
-  if (n1 < 0) {
+  o->explained =
+      fit_face(m, h, valid, so, f, flipped, coarse, false, give_up, o->gain, o->offset);
+  if (dim_carpet(m, f, o->gain, o->offset) && 2 * valid >= o->total)
+    refit_dim(m, h, valid, so, coarse, give_up > o->explained ? give_up : o->explained, o);
+  if (o->explained < 0) {
     o->explained = -1;
     return;
   }
-  /* refit on the explained samples only (m->ok, n1 of them): what lies on
-   * top is an outlier */
-  if (!coarse && n1 >= 8)
-    n1 = fit_and_count(h, tpl, integral, tix, m->ok, n1, NULL, m->list, valid, m->mp->tau,
-                       o->gain, o->offset, NULL, give_up);
-  o->explained = n1;
-  o->score = (double)n1 / valid;
+  o->score = (double)o->explained / valid;
 }
 
 /* Ranks every face of the hypothesis's size coarsely and keeps the best
