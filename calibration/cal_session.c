@@ -82,6 +82,10 @@ tp_status cal_session_create(const cal_options *opt, cal_session **out, tp_error
   cal_detector_params dp;
   cal_detector_params_default(&dp);
   dp.backend = opt->backend;
+  if (!opt->use_other_markers) { /* only the frame markers count (wanted) */
+    memcpy(dp.opencv.needed_ids, opt->frame_ids, sizeof dp.opencv.needed_ids);
+    dp.opencv.n_needed = 4;
+  }
   if (st == TP_OK) st = cal_detector_create(s->dict, &dp, &s->detector, err);
   if (st != TP_OK) {
     cal_session_destroy(s);

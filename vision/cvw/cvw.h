@@ -152,6 +152,13 @@ typedef struct {
    * on images up to 1280 px wide only: finds more markers of 15-25 px
    * side, costs about 4x the time of a pass. */
   bool small_marker_pass;
+  /* The ids the caller needs (needed_ids[0..n_needed), up to 4; the
+   * calibration's frame markers): the 2x pass is skipped when the first
+   * pass found them all. It only adds ids the first pass missed, so the
+   * needed markers come out the same, corner for corner; only other ids
+   * it would have added are left out. n_needed 0: no such shortcut. */
+  int needed_ids[4];
+  int n_needed;
 } cvw_detector_params;
 
 /* OpenCV's own defaults (the reference the issue compares against). */
