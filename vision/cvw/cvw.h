@@ -38,6 +38,15 @@ extern "C" {
 /* Version of the OpenCV library the wrapper was built against, "4.6.0". */
 const char *cvw_opencv_version(void);
 
+/* Sets how many threads OpenCV's own parallel loops use (cv::setNumThreads);
+ * 1 runs them in the calling thread. OpenCV 4.6's parallel_for runs in
+ * parallel whenever this is left at its default, whatever
+ * OPENCV_FOR_THREADS_NUM says (that variable only sizes the pool), so a
+ * profiler counting one thread (scripts/callgrind-bench, teppich-lean)
+ * needs 1 here to see all of the work. Process-wide (OpenCV's setting);
+ * results do not depend on it. */
+void cvw_opencv_threads_set(int threads);
+
 /* ======================================================================
  * 1. Images (cvw_image.cpp)
  * ====================================================================== */

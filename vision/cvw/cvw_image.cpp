@@ -213,6 +213,14 @@ tp_status cvw__image_from_mat(const cv::Mat &m, tp_image *out, tp_error *err) {
 
 extern "C" const char *cvw_opencv_version(void) { return CV_VERSION; }
 
+extern "C" void cvw_opencv_threads_set(int threads) {
+  try {
+    cv::setNumThreads(threads);
+  } catch (...) {
+    /* nothing to report: OpenCV keeps its previous setting */
+  }
+}
+
 extern "C" tp_status cvw_image_decode(const void *data, size_t len,
                                       int channels, const char *name,
                                       tp_image *out, tp_error *err) {
