@@ -1892,6 +1892,9 @@ struct vis__match_ahead {
   int n;
   vis_rect *r; /* per look: its hypothesis */
   hyp *h;      /* per look: sampled and scored; vis__match takes it over */
+  int n_ranked;     /* the hypotheses whose outline was ranked ahead */
+  vis_rect *rank_r; /* per ranked hypothesis: its rectangle */
+  int *rank_e;      /* and its outline's support (x1000, edge_rank_item's) */
 };
 
 /* The photo's colours: how its cards' faces map to a and b of Lab,
@@ -1944,6 +1947,32 @@ static void edge_rank_item(void *ctx, int worker, int item) {
   double weakest;
   double e = edge_support(m->t, m->claim, &sw->hyps[item], &seen, &weakest);
   sw->edge_rank[item] = (hyp_rank){item, (int)lround(1000 * e), 0};
+}
+
+/* edge_rank_item for the hypothesis sw->items[item]. */
+static void listed_edge_rank_item(void *ctx, int worker, int item) {
+  shared_work *sw = ctx;
+  edge_rank_item(ctx, worker, sw->items[item]);
+}
+
+/* Every hypothesis's outline rank into sw->edge_rank: taken over from the
+ * looks ahead where they ranked the very rectangle (walked in order, as
+ * match_looks; a rank depends on the table and the rectangle alone while
+ * nothing is claimed), the others measured (todo: sw->items, scratch). */
+static bool same_rect(const vis_rect *a, const vis_rect *b);
+static void rank_outlines(int threads, const vis__match_ahead *a, shared_work *sw, int n_hyps,
+                          int *todo) {
+  int n_todo = 0, from = 0;
+  for (int i = 0; i < n_hyps; i++) {
+    int known = -1;
+    for (int k = from; a && k < a->n_ranked && known < 0; k++)
+      if (same_rect(&a->rank_r[k], &sw->hyps[i])) known = k, from = k + 1;
+    if (known >= 0)
+      sw->edge_rank[i] = (hyp_rank){i, a->rank_e[known], 0};
+    else
+      todo[n_todo++] = i;
+  }
+  vis__parallel_for(threads, n_todo, listed_edge_rank_item, sw);
 }
 
 /* Samples a new hypothesis and scores it, or takes over the look taken
@@ -2893,6 +2922,8 @@ void vis__match_ahead_free(vis__match_ahead *a) {
   for (int k = 0; k < a->n; k++) free_hyp(&a->h[k]);
   free(a->r);
   free(a->h);
+  free(a->rank_r);
+  free(a->rank_e);
   free(a);
 }
 
@@ -2932,6 +2963,13 @@ void vis__match_ahead_make(const vis__table *t, const vis__template *tpl, int n_
   if (H && order && kept && a) {
     shared_work sw = {.w = workers, .H = H, .hyps = hyps, .items = kept, .edge_rank = order};
     vis__parallel_for(threads, n_hyps, edge_rank_item, &sw);
+    a->rank_r = malloc(sizeof *a->rank_r * ((size_t)n_hyps + 1));
+    a->rank_e = malloc(sizeof *a->rank_e * ((size_t)n_hyps + 1));
+    if (a->rank_r && a->rank_e) { /* before keep_outlined sorts order */
+      memcpy(a->rank_r, hyps, sizeof *hyps * (size_t)n_hyps);
+      for (int i = 0; i < n_hyps; i++) a->rank_e[i] = order[i].explained;
+      a->n_ranked = n_hyps;
+    }
     int n_kept;
     keep_outlined(t, tpl, n_tpl, hyps, n_hyps, order, kept, &n_kept);
     qsort(kept, (size_t)n_kept, sizeof *kept, by_index); /* in hyps' order */
@@ -3023,7 +3061,7 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   /* cheap first: a hypothesis without outline is no card (saves most
    * work); of near-duplicates only the one whose outline shows best is
    * matched (the pose refinement moves it the last millimetres) */
-  vis__parallel_for(threads, n_hyps, edge_rank_item, &sw);
+  rank_outlines(threads, ahead, &sw, n_hyps, kept);
   int n_kept;
   keep_outlined(t, tpl, n_tpl, hyps, n_hyps, order, kept, &n_kept);
   match_looks(ahead, hyps, n_hyps, look);
