@@ -279,7 +279,7 @@ static void list4(const hyp *h, const texel *tpl, const int *tix, const int *mas
 
 #define L_GAIN_MIN 0.5   /* the lowest gain of L */
 #define L_OFFSET_MAX 60.0 /* L's offset within +-this */
-#define CHROMA_MIN 0.8  /* the lowest gain of a and b: light changes colour little */
+#define CHROMA_MIN VIS__CHROMA_MIN /* the lowest gain of a and b: light changes colour little */
 #define DIM_CHROMA 0.6  /* dim_chroma: a and b's lowest gain per unit of L's */
 
 /* The lowest gain of a and b a dimmed carpet's face may be fitted with,

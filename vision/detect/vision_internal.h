@@ -266,6 +266,13 @@ typedef struct {
   float lift[VIS__LIFT_CELLS_X * VIS__LIFT_CELLS_Y];
 } vis__object;
 
+/* The matcher's lowest gain of a and b: light changes colour little.
+ * Only a carpet's face refitted in dim light goes under it (match.c
+ * dim_carpet: the fit of L at its own bounds, a lamp's glare or a dark
+ * frame; kept when half the carpet or more shows, 0.9 of it is explained
+ * and the photo's a and b follow the face's). */
+#define VIS__CHROMA_MIN 0.8
+
 /* Under this many samples (on the matcher's grid) where a card's face and
  * its runner-up's differ, what shows cannot tell them apart. */
 enum { VIS__TELL_MIN_SAMPLES = 15 };
