@@ -74,7 +74,8 @@ void an_pose_errors_header(FILE *f) {
         f);
   fputs("#contact\tlevel\tseed\tcarpet\tcard\ttype\tcarpet_above\ttruth_depth_mm"
         "\tour_depth_mm\tdepth_err_mm\tpic_depth_err_mm\tcarpet_share_mm\tcard_share_mm\tmap_scale_pct\tcentre_dist_mm\ttruth_on\tour_on\tdoubt"
-        "\tscaled_depth_mm\tscaled_err_mm\tcarpet_visible\tscale_own\tcontact_scale_pct\n",
+        "\tscaled_depth_mm\tscaled_err_mm\tcarpet_visible\tscale_own\tcontact_scale_pct"
+        "\tour_stack\tstack_uncertain\tstack_confidence\tour_area_mm2\tcard_visible\tvotes_on\tvotes_under\tvotes_hidden\n",
         f);
 }
 
@@ -123,6 +124,15 @@ static bool true_corners(const rnd_scene *scene, const an_report *r, const vis_r
   return true;
 }
 
+/* Our overlap of carpet c with card k, or NULL. */
+static const vis_overlap *our_overlap(const vis_result *v, const vis_carpet *c, int k) {
+  for (int i = 0; i < v->n_overlaps; i++) {
+    const vis_overlap *o = &v->overlaps[i];
+    if (!o->other_is_carpet && o->other == k && o->carpet == (int)(c - v->carpets)) return o;
+  }
+  return NULL;
+}
+
 /* Carpet j against every matched card the truth or we put within 2 mm of
  * contact: the depths (positive: overlap) and the decisions; our depth
  * from the deck-sized outlines and the one the analysis decides by (at the
@@ -137,7 +147,8 @@ static void write_contacts(FILE *f, const char *level, unsigned long seed, const
     double truth = tp_rounded_rect_contact_depth(t->carpets[j].corners_mm, scene->corner_mm,
                                                  t->cards[i].corners_mm, scene->corner_mm);
     double ours = vis_rect_contact_depth(&c->rect, &card->rect, scene->corner_mm);
-    if (fabs(truth) > 2 && fabs(ours) > 2) continue;
+    const vis_overlap *ov = our_overlap(v, c, ours_of[i]);
+    if (fabs(truth) > 2 && fabs(ours) > 2 && !(ov && ov->uncertain)) continue;
     double scaled = vis_rect_contact_depth_at(&c->rect, &card->rect, scene->corner_mm,
                                               c->contact_scale);
     /* in the picture; and with only the carpet's or only the card's pose ours */
@@ -149,7 +160,7 @@ static void write_contacts(FILE *f, const char *level, unsigned long seed, const
       card_share = tp_rounded_rect_contact_depth(t->carpets[j].corners_mm, rc, b, rc) - truth;
     }
     fprintf(f, "contact\t%s\t%lu\t%s\t%d\t%s\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.2f"
-            "\t%d\t%d\t%d\t%.4f\t%.4f\t%.3f\t%d\t%.4f\n",
+            "\t%d\t%d\t%d\t%.4f\t%.4f\t%.3f\t%d\t%.4f\t%d\t%d\t%.3f\t%.3f\t%.4f\t%d\t%d\t%d\n",
             level, seed,
             scene->carpets[j].colour, i, scene->cards[i].type,
             scene->carpets[j].pose.z > scene->cards[i].pose.z, truth, ours, ours - truth,
@@ -160,7 +171,10 @@ static void write_contacts(FILE *f, const char *level, unsigned long seed, const
             listed(t->carpets[j].on_cards, t->carpets[j].n_on, i),
             listed(c->on_cards, c->n_on_cards, ours_of[i]),
             c->contact_doubt && c->contact_doubt_card == ours_of[i], scaled, scaled - truth,
-            c->visible_fraction, c->contact_scale_own, 100 * (c->contact_scale - 1));
+            c->visible_fraction, c->contact_scale_own, 100 * (c->contact_scale - 1),
+            ov ? ov->carpet_on_top : -1, ov ? ov->uncertain : 0, ov ? ov->confidence : NAN,
+            ov ? ov->area_mm2 : NAN, t->cards[i].visible_fraction, ov ? ov->votes_on : -1,
+            ov ? ov->votes_under : -1, ov ? ov->votes_hidden : -1);
   }
 }
 

@@ -343,6 +343,7 @@ static vis_overlap *add_overlap(vis_result *res, const int *index, int i, int j,
   ov->other = index[j];
   ov->other_is_carpet = other_carpet;
   ov->area_mm2 = area;
+  ov->votes_on = ov->votes_under = ov->votes_hidden = 0;
   return ov;
 }
 
@@ -424,6 +425,7 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
     int j = cards[k];
     vis_overlap *ov = add_overlap(res, index, i, j, false, areas[k]);
     ov->depth_mm = depths[k];
+    ov->votes_on = ev[k].on_top, ov->votes_under = ev[k].under, ov->votes_hidden = ev[k].hidden;
     bool own = decides_alone(&ev[k], &ev_mm[k], sum_on, sum_under);
     ov->carpet_on_top = own ? ev[k].on_top > ev[k].under : above;
     int on = own ? ev[k].on_top : sum_on, under = own ? ev[k].under : sum_under;

@@ -1812,6 +1812,7 @@ static vis_overlap *add_overlap(stacking *sk, const frame *fr, int a, int b,
   ov->other = fr->obj[b].index;
   ov->other_is_carpet = !fr->obj[b].card;
   ov->area_mm2 = area;
+  ov->votes_on = ov->votes_under = ov->votes_hidden = 0;
   return ov;
 }
 
@@ -1980,6 +1981,7 @@ static void stack_on_cards(const frame *fr, int a, const vis_settings *s,
       if (ov->carpet_on_top) vis__note_contact_doubt(s, depths[k], j, fr->ref->cards[j].type, cp);
       continue;
     }
+    ov->votes_on = ev[k].on_top, ov->votes_under = ev[k].under, ov->votes_hidden = ev[k].hidden;
     bool own = evidence_clear(ev[k].on_top, ev[k].under);
     int on = own ? ev[k].on_top : sum_on, under = own ? ev[k].under : sum_under;
     ov->carpet_on_top = own || pooled ? on > under : true;

@@ -218,6 +218,9 @@ typedef struct {
   double depth_mm;   /* how deep the carpet reaches into the other */
   double confidence; /* 0..1 */
   bool uncertain;
+  /* What its own pixels showed (samples of the carpet's face, the other's,
+   * a third object's; 0 when it was decided in an earlier frame). */
+  int votes_on, votes_under, votes_hidden;
 } vis_overlap;
 
 typedef struct {
