@@ -21,6 +21,12 @@
 #   was fitted onto the red-grid cloth and onto the red carpet as a poor
 #   card 117 mm from its own card (found in place already), and red was
 #   lost, the adventure D taken as gone.
+#   4 751 normal: round 4, flight 3, the green carpet just landed, slid
+#   under the layout (the renderer's "under" landing): under the carpet
+#   bazaar and, by 1.3 mm, under the corner of the adventure D beside it.
+#   That corner's samples fell in the card's rounded-off corner, where the
+#   green carpet beneath shows: 10 : 0 for "green on top", so green got the
+#   adventure D (truth: no card). ON_NONE: carpets that must lie on no card.
 . "$TEPPICH_SOURCE_DIR/tests/e2e/lib.sh"
 T=$TEPPICH_TMP
 REF_FRAMES=$1
@@ -42,8 +48,13 @@ check() {
     sed -n "/$f: /,\$p" "$T/out" | grep -Eq "^  carpet $c " ||
       fail "game $seed $f: the $c carpet was not found"
   done
+  for c in ${ON_NONE:-}; do
+    sed -n "/$f: /,\$p" "$T/out" | grep -Eq "^  carpet $c .* on( uncertain:.*)?\$" ||
+      fail "game $seed $f: the $c carpet must lie on no card"
+  done
 }
 
 check 3 696 hard 960x540 116 207 red green blue
 REMOVE=0,1,2,3,4,6,8,10 check 4 697 hard 960x540 19 134 green yellow blue red
+ON_NONE=green check 4 751 normal 960x540 364 443 red blue green
 finish

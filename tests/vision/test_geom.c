@@ -242,6 +242,45 @@ static void test_scale_measurable(void **state) {
   assert_true(vis__scale_measurable(before, 3, 1, 3));
 }
 
+/* A card's corners are rounded: a point in a corner's cut-off is not on
+ * the card (it shows what lies beneath), so a stacking sample there must
+ * not count for the card or against it (vis__frame_contains_rounded). */
+static void test_frame_contains_rounded(void **state) {
+  (void)state;
+  vis_rect r = {{100, 200}, 59, 91, 30};
+  vis__frame f = vis__frame_of(&r);
+  vis_pt c[4];
+  vis_rect_corners(&r, c);
+  for (int k = 0; k < 4; k++) {
+    /* toward the centre along the diagonal: the sharp corner, a point in
+     * the cut-off (the arc lies r (sqrt 2 - 1) = 1.24 mm in for r = 3) and
+     * one just inside the arc */
+    double dx = r.center.x - c[k].x, dy = r.center.y - c[k].y, len = hypot(dx, dy);
+    dx /= len, dy /= len;
+    assert_true(vis__frame_contains(&f, c[k].x + 0.01 * dx, c[k].y + 0.01 * dy, 0));
+    assert_false(vis__frame_contains_rounded(&f, c[k].x + 0.01 * dx, c[k].y + 0.01 * dy, 3));
+    assert_false(vis__frame_contains_rounded(&f, c[k].x + 1.1 * dx, c[k].y + 1.1 * dy, 3));
+    assert_true(vis__frame_contains_rounded(&f, c[k].x + 1.4 * dx, c[k].y + 1.4 * dy, 3));
+    assert_true(vis__frame_contains_rounded(&f, c[k].x + 0.01 * dx, c[k].y + 0.01 * dy, 0));
+  }
+  /* on a grid: inside the rounded outline is inside the sharp one, and the
+   * cut-offs hold (4 - pi) r^2 of area; r = 0 is the sharp rectangle */
+  int sharp = 0, rounded = 0, same0 = 1;
+  const double step = 0.05;
+  for (double y = 140; y <= 260; y += step)
+    for (double x = 40; x <= 160; x += step) {
+      bool in = vis__frame_contains(&f, x, y, 0), in_r = vis__frame_contains_rounded(&f, x, y, 3);
+      assert_true(!in_r || in);
+      sharp += in, rounded += in_r;
+      same0 &= in == vis__frame_contains_rounded(&f, x, y, 0);
+    }
+  assert_true(same0);
+  double cut = (sharp - rounded) * step * step;
+  assert_true(fabs(cut - (4 - VIS_PI) * 9) < 0.3);
+  /* a radius beyond half the short side is clipped to it (a stadium) */
+  assert_true(vis__frame_contains_rounded(&f, r.center.x, r.center.y, 100));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_corners_axis_aligned),
@@ -258,6 +297,7 @@ int main(void) {
       cmocka_unit_test(test_contact_depth_at_scale),
       cmocka_unit_test(test_local_scale),
       cmocka_unit_test(test_scale_measurable),
+      cmocka_unit_test(test_frame_contains_rounded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -279,6 +279,8 @@ static evidence overlap_evidence(const vis_analyzer *an, const vis__table *t,
   vis_rect ai = obj[a].r_px, bi = obj[b].r_px;
   ai.w -= 2 * margin, ai.h -= 2 * margin, bi.w -= 2 * margin, bi.h -= 2 * margin;
   vis__frame fa = vis__frame_of(&ai), fb = vis__frame_of(&bi), fr[64];
+  /* the outlines' rounded corners, shrunk with them */
+  const double round_px = fmax(0, an->deck->corner_mm * t->px_per_mm - margin);
   int n_fr = n_obj < 64 ? n_obj : 64;
   vis__face_place pa = vis__face_place_of(t, &an->tpl[obj[a].face], &obj[a]),
                   pb = vis__face_place_of(t, &an->tpl[obj[b].face], &obj[b]), pr[64];
@@ -288,7 +290,9 @@ static evidence overlap_evidence(const vis_analyzer *an, const vis__table *t,
   }
   for (double y = floor(y0); y <= y1; y += step)
     for (double x = floor(x0); x <= x1; x += step) {
-      if (!vis__frame_contains(&fa, x, y, 0) || !vis__frame_contains(&fb, x, y, 0)) continue;
+      if (!vis__frame_contains_rounded(&fa, x, y, round_px) ||
+          !vis__frame_contains_rounded(&fb, x, y, round_px))
+        continue;
       double ra = residual_at(t, &pa, x, y), rb = residual_at(t, &pb, x, y);
       if (ra >= 1e9 || rb >= 1e9) continue;
       double rest = 1e9; /* the best of every other object lying here */

@@ -1553,6 +1553,9 @@ static evidence evidence_within(const frame *fr, int a, int b, double margin_mm,
   ai.w -= 2 * margin, ai.h -= 2 * margin, bi.w -= 2 * margin,
       bi.h -= 2 * margin;
   vis__frame fa = vis__frame_of(&ai), fb = vis__frame_of(&bi);
+  /* the outlines' rounded corners, shrunk with them */
+  const double round_px =
+      fmax(0, vis__analyzer_deck(fr->an)->corner_mm * t->px_per_mm - margin);
   vis_pt c[4];
   vis_rect_corners(&ai, c);
   double x0 = c[0].x, x1 = c[0].x, y0 = c[0].y, y1 = c[0].y;
@@ -1561,8 +1564,8 @@ static evidence evidence_within(const frame *fr, int a, int b, double margin_mm,
     y1 = fmax(y1, c[i].y);
   for (double y = floor(y0); y <= y1; y += step)
     for (double x = floor(x0); x <= x1; x += step) {
-      if (!vis__frame_contains(&fa, x, y, 0) ||
-          !vis__frame_contains(&fb, x, y, 0))
+      if (!vis__frame_contains_rounded(&fa, x, y, round_px) ||
+          !vis__frame_contains_rounded(&fb, x, y, round_px))
         continue;
       double ra = resid_at(fr, &fr->obj[a], x, y),
              rb = resid_at(fr, &fr->obj[b], x, y);

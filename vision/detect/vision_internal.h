@@ -210,6 +210,19 @@ static inline bool vis__frame_contains(const vis__frame *f, double x, double y, 
   return fabs(u) <= f->hh + grow + 1e-9 && fabs(v) <= f->hw + grow + 1e-9;
 }
 
+/* Inside the rectangle with its corners rounded by radius r (as cards and
+ * carpets are cut): a point in a corner's cut-off is not on the object,
+ * and shows what lies beneath it. */
+static inline bool vis__frame_contains_rounded(const vis__frame *f, double x, double y,
+                                               double r) {
+  double dx = x - f->cx, dy = y - f->cy;
+  double u = fabs(dx * f->c + dy * f->s), v = fabs(-dx * f->s + dy * f->c);
+  if (u > f->hh + 1e-9 || v > f->hw + 1e-9) return false;
+  r = fmin(r, fmin(f->hh, f->hw));
+  double cu = u - (f->hh - r), cv = v - (f->hw - r);
+  return cu <= 0 || cv <= 0 || cu * cu + cv * cv <= r * r + 1e-9;
+}
+
 /* One face's colours (VIS__NBINS floats, smoothed, sum 1). */
 tp_status vis__face_histogram(const tp_image *face, float *hist, tp_error *err);
 /* Spreads each bin of a VIS__NBINS histogram to its neighbours (lighting
