@@ -3002,7 +3002,8 @@ void vis__match_ahead_make(const vis__table *t, const vis__template *tpl, int n_
     vis__parallel_for(threads, n_hyps, edge_rank_item, &sw);
     a->rank_r = malloc(sizeof *a->rank_r * ((size_t)n_hyps + 1));
     a->rank_e = malloc(sizeof *a->rank_e * ((size_t)n_hyps + 1));
-    if (a->rank_r && a->rank_e) { /* before keep_outlined sorts order */
+    /* before keep_outlined sorts order; an empty table's hyps may be NULL */
+    if (a->rank_r && a->rank_e && n_hyps > 0) {
       memcpy(a->rank_r, hyps, sizeof *hyps * (size_t)n_hyps);
       for (int i = 0; i < n_hyps; i++) a->rank_e[i] = order[i].explained;
       a->n_ranked = n_hyps;
