@@ -280,7 +280,7 @@ static evidence overlap_evidence(const vis_analyzer *an, const vis__table *t,
   ai.w -= 2 * margin, ai.h -= 2 * margin, bi.w -= 2 * margin, bi.h -= 2 * margin;
   vis__frame fa = vis__frame_of(&ai), fb = vis__frame_of(&bi), fr[64];
   /* the outlines' rounded corners, shrunk with them */
-  const double round_px = fmax(0, an->deck->corner_mm * t->px_per_mm - margin);
+  const double round_px = vis__shrunk_corner_px(an->deck->corner_mm, t->px_per_mm, margin);
   int n_fr = n_obj < 64 ? n_obj : 64;
   vis__face_place pa = vis__face_place_of(t, &an->tpl[obj[a].face], &obj[a]),
                   pb = vis__face_place_of(t, &an->tpl[obj[b].face], &obj[b]), pr[64];
@@ -643,20 +643,23 @@ static bool faded_phantom(const vis__table *t, const vis__object *o, const vis__
  * 3000-3199 had none of their own: 0.00-0.84 of 53-172 side samples
  * (normal 3008 3020, hard 3093 3108 3116 3140 3174), and 0.98 of 63 on
  * a strip between carpets (hard 3098). */
-static bool outlined_all_round(const vis__table *t, const vis__object *obj, int n, int k) {
-  vis_rect others[64];
+/* The outlines of the objects other than k, into others[64]; returns
+ * how many (the first 64). */
+static int outlines_of_others(const vis__object *obj, int n, int k, vis_rect others[64]) {
   int n_others = 0;
   for (int j = 0; j < n && n_others < 64; j++)
     if (j != k) others[n_others++] = obj[j].r_px;
+  return n_others;
+}
+
+static bool outlined_all_round(const vis__table *t, const vis__object *obj, int n, int k) {
+  vis_rect others[64];
+  int n_others = outlines_of_others(obj, n, k, others);
   return vis__outlined_all_round(t, &obj[k].r_px, others, n_others, NULL);
 }
 
-/* A card of which at most this share shows is a sliver (match.c's
- * SLIVER_SHOWS: the matcher accepts such a strip on its frame alone). */
-#define CARD_SLIVER_SHOWS 0.12
-
 /* Card k is a sliver whose face explains wholly what shows of it, and
- * the edge of that strip shows: at most CARD_SLIVER_SHOWS of it shows,
+ * the edge of that strip shows: at most VIS__SLIVER_SHOWS of it shows,
  * its face explains SLIVER_FIT of that and of its frame, and its outline
  * shows at VIS__OUTLINED_EDGES of at least SLIVER_OUTLINE_SEEN side
  * samples where no other object lies. Such a strip has only the frame's
@@ -671,14 +674,12 @@ static bool outlined_all_round(const vis__table *t, const vis__object *obj, int 
 #define SLIVER_OUTLINE_SEEN 20
 static bool outlined_sliver(const vis__table *t, const vis__object *obj, int n, int k,
                             const vis__face_fit *ff) {
-  if (obj[k].valid > CARD_SLIVER_SHOWS * obj[k].total || ff->score < SLIVER_FIT ||
+  if (obj[k].valid > VIS__SLIVER_SHOWS * obj[k].total || ff->score < SLIVER_FIT ||
       ff->ring < SLIVER_FIT)
     return false;
   vis_rect others[64];
-  int n_others = 0, seen;
+  int n_others = outlines_of_others(obj, n, k, others), seen;
   double weakest;
-  for (int j = 0; j < n && n_others < 64; j++)
-    if (j != k) others[n_others++] = obj[j].r_px;
   double e = vis__outline_edges(t, &obj[k].r_px, others, n_others, NULL, &seen, &weakest);
   return seen >= SLIVER_OUTLINE_SEEN && e >= VIS__OUTLINED_EDGES;
 }
@@ -724,7 +725,7 @@ static bool hidden_twin(const vis__table *t, const vis__object *obj, int i) {
   return false;
 }
 
-/* A carpet of which under SLIVER_SHOWS shows, fitted with its face faded
+/* A carpet of which under CARPET_SLIVER_SHOWS shows, fitted with its face faded
  * to the fit's bound (gain of L under FADED_GAIN): a few dozen samples of
  * other objects' borders and the table between them fit a faded face
  * (tuning easy 3010, 3050, 3075: 50-70 samples, 4-5 % of the carpet,
@@ -735,9 +736,9 @@ static bool hidden_twin(const vis__table *t, const vis__object *obj, int i) {
  * the photo's light here (faded_in_photo): a phantom sliver of DEV hard
  * 3114 (46 samples, gain 0.50) lay in a dark photo whose other objects
  * fit at 0.54. */
-#define SLIVER_SHOWS 0.1
+#define CARPET_SLIVER_SHOWS 0.1
 static bool faded_sliver(const vis__object *o) {
-  return o->valid < SLIVER_SHOWS * o->total && o->gain[0] < FADED_GAIN;
+  return o->valid < CARPET_SLIVER_SHOWS * o->total && o->gain[0] < FADED_GAIN;
 }
 
 /* The face's colours as the photo shows them: its texels through the

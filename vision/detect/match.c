@@ -792,17 +792,16 @@ static bool near_accepted_pose(const match_ctx *m, const hyp *h, const vis__obje
  * Fully visible phantoms on wood explain 30-50 samples of many more; not
  * at an accepted object's pose (near_accepted_pose). */
 #define SLIVER_SCORE 0.95
-#define SLIVER_SHOWS 0.12 /* of its samples at most show */
 static bool sliver_shows(const match_ctx *m, const hyp *h, const vis__object *acc, int n) {
   return m->tpl[h->best.face].kind == VIS__FACE_TYPE && h->best.score >= SLIVER_SCORE &&
-         h->best.valid <= SLIVER_SHOWS * h->best.total && !near_accepted_pose(m, h, acc, n);
+         h->best.valid <= VIS__SLIVER_SHOWS * h->best.total && !near_accepted_pose(m, h, acc, n);
 }
 
 /* h, accepted now, was let in as a sliver: as a card nothing else but
  * sliver_shows lets a hypothesis be asked (well_explained). */
 static bool let_in_as_sliver(const match_ctx *m, const hyp *h) {
   return m->tpl[h->best.face].kind == VIS__FACE_TYPE &&
-         h->best.valid <= SLIVER_SHOWS * h->best.total && !object_shows(h) &&
+         h->best.valid <= VIS__SLIVER_SHOWS * h->best.total && !object_shows(h) &&
          !(h->best.score >= CLEAR_SCORE && h->best.explained >= CLEAR_MIN);
 }
 

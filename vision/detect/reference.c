@@ -1555,7 +1555,7 @@ static evidence evidence_within(const frame *fr, int a, int b, double margin_mm,
   vis__frame fa = vis__frame_of(&ai), fb = vis__frame_of(&bi);
   /* the outlines' rounded corners, shrunk with them */
   const double round_px =
-      fmax(0, vis__analyzer_deck(fr->an)->corner_mm * t->px_per_mm - margin);
+      vis__shrunk_corner_px(vis__analyzer_deck(fr->an)->corner_mm, t->px_per_mm, margin);
   vis_pt c[4];
   vis_rect_corners(&ai, c);
   double x0 = c[0].x, x1 = c[0].x, y0 = c[0].y, y1 = c[0].y;

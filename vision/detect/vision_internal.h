@@ -223,6 +223,20 @@ static inline bool vis__frame_contains_rounded(const vis__frame *f, double x, do
   return cu <= 0 || cv <= 0 || cu * cu + cv * cv <= r * r + 1e-9;
 }
 
+/* The radius in px of an object's rounded corners (deck corner_mm) once
+ * its outline is shrunk by margin_px on every side: the stacking samples
+ * stay inside both objects' rounded outlines (vis__frame_contains_rounded). */
+static inline double vis__shrunk_corner_px(double corner_mm, double px_per_mm,
+                                           double margin_px) {
+  return fmax(0, corner_mm * px_per_mm - margin_px);
+}
+
+/* A card of which at most this share of its samples shows is a sliver:
+ * the matcher accepts such a strip on its frame alone (match.c
+ * sliver_shows), and analyze does not take it back as faded print when
+ * its outline shows (outlined_sliver). */
+#define VIS__SLIVER_SHOWS 0.12
+
 /* One face's colours (VIS__NBINS floats, smoothed, sum 1). */
 tp_status vis__face_histogram(const tp_image *face, float *hist, tp_error *err);
 /* Spreads each bin of a VIS__NBINS histogram to its neighbours (lighting
