@@ -279,8 +279,9 @@ static void list4(const hyp *h, const texel *tpl, const int *tix, const int *mas
 
 #define L_GAIN_MIN 0.5   /* the lowest gain of L */
 #define L_OFFSET_MAX 60.0 /* L's offset within +-this */
+#define WASHED_OFFSET_MAX 128.0 /* washed_card: a glare half way to white */
 #define CHROMA_MIN VIS__CHROMA_MIN /* the lowest gain of a and b: light changes colour little */
-#define DIM_CHROMA 0.6  /* dim_chroma: a and b's lowest gain per unit of L's */
+#define DIM_CHROMA 0.6  /* FIT_DIM: a and b's lowest gain per unit of L's */
 
 /* The lowest gain of a and b a dimmed carpet's face may be fitted with,
  * for its gain of L gl (dim_carpet). */
@@ -288,18 +289,21 @@ static double chroma_floor(double gl) {
   return fmin(CHROMA_MIN, DIM_CHROMA * gl);
 }
 
+enum { FIT_BOUNDED, FIT_DIM, FIT_WASHED }; /* fit_and_count's modes */
+
 /* Fits gain/offset per channel over the samples fit[0..n_fit-1], then
  * counts the samples mask[0..n_mask-1] the fitted face explains and lists
  * them in ok[] (sample indices, in mask's order). Lists of sample indices,
  * increasing: no tests per sample in the inner loops. tix: each sample's
  * texel in the face (upright or turned); integral: the face's Lab is all
- * integers; dim_chroma: a and b's gains may fall to DIM_CHROMA times L's
- * (dim_carpet); so_fit: sample_sums of the fit list, or NULL. ok NULL: count
+ * integers; mode FIT_DIM: a and b's gains may fall to DIM_CHROMA times L's
+ * (dim_carpet), FIT_WASHED: that and L's offset up to WASHED_OFFSET_MAX
+ * (washed_card); so_fit: sample_sums of the fit list, or NULL. ok NULL: count
  * only. Either way four samples at a time. give_up >= 0: stop and return
  * -1 as soon as the count can no longer exceed give_up (ok[] is then
  * incomplete). ok[0..n_mask) may be written past the count (list4
  * writes each slot before it knows whether to keep it). */
-static int fit_and_count(const hyp *h, const texel *tpl, bool integral, bool dim_chroma,
+static int fit_and_count(const hyp *h, const texel *tpl, bool integral, int mode,
                          const int *tix, const int *fit, int n_fit, const double *so_fit,
                          const int *mask, int n_mask, double tau, double gain[3],
                          double offset[3], int *ok, int give_up) {
@@ -321,11 +325,12 @@ static int fit_and_count(const hyp *h, const texel *tpl, bool integral, bool dim
     double var = sff[c] / n - mf * mf, cov = sof[c] / n - mf * mo;
     double g = var > 4 ? cov / var : 1;
     /* light changes brightness a lot, colour (a, b around 128) little */
-    double lo = c == 0 ? L_GAIN_MIN : dim_chroma ? chroma_floor(gain[0]) : CHROMA_MIN;
+    double lo = c == 0 ? L_GAIN_MIN : mode != FIT_BOUNDED ? chroma_floor(gain[0]) : CHROMA_MIN;
     double hi = c == 0 ? 1.8 : 1.25;
     g = fmin(hi, fmax(lo, g));
     double off = mo - g * mf, base = c == 0 ? 0 : 128 * (1 - g);
-    double lim = c == 0 ? L_OFFSET_MAX : 14; /* a, b: tint only */
+    double lim = c == 0 ? (mode == FIT_WASHED ? WASHED_OFFSET_MAX : L_OFFSET_MAX)
+                        : 14; /* a, b: tint only */
     off = fmin(base + lim, fmax(base - lim, off));
     gain[c] = g;
     offset[c] = off;
@@ -386,19 +391,19 @@ static int free_samples(const match_ctx *m, const hyp *h, int stride, double so[
 /* Face f (turned or not) fitted to the samples free_samples() listed
  * (valid of them), and the count it explains; gain and offset: its fit.
  * coarse: a single fit; else fitted again on the samples the first fit
- * explains (what lies on top is an outlier). dim_chroma: fit_and_count's.
+ * explains (what lies on top is an outlier). mode: fit_and_count's.
  * The last count gives up (-1) once it can no longer exceed give_up. */
 static int fit_face(const match_ctx *m, const hyp *h, int valid, const double so[3], int f,
-                    bool flipped, bool coarse, bool dim_chroma, int give_up, double gain[3],
+                    bool flipped, bool coarse, int mode, int give_up, double gain[3],
                     double offset[3]) {
   const texel *tpl = m->tex[f];
   const int *tix = flipped ? h->tixf : h->tix;
   bool integral = m->integral[f];
-  int n1 = fit_and_count(h, tpl, integral, dim_chroma, tix, m->list, valid, so, m->list, valid,
+  int n1 = fit_and_count(h, tpl, integral, mode, tix, m->list, valid, so, m->list, valid,
                          m->mp->tau, gain, offset, coarse ? NULL : m->ok,
                          coarse ? give_up : -1);
   if (n1 >= 8 && !coarse)
-    n1 = fit_and_count(h, tpl, integral, dim_chroma, tix, m->ok, n1, NULL, m->list, valid,
+    n1 = fit_and_count(h, tpl, integral, mode, tix, m->ok, n1, NULL, m->list, valid,
                        m->mp->tau, gain, offset, NULL, give_up);
   return n1;
 }
@@ -468,16 +473,41 @@ static double joint_chroma(const match_ctx *m, const hyp *h, int valid, int f, b
   return sxx > 0 ? sxy / sxx : 0;
 }
 
-/* Face o->face dimmed (dim_carpet) fitted to the valid samples: when
- * that fit explains more than bar (the bounded fit's count, or give_up)
- * and passes dim_carpet's tests, its count, gain and offset go to o;
- * else o stays as it is. */
-static void refit_dim(const match_ctx *m, const hyp *h, int valid, const double so[3],
-                      bool coarse, int bar, vis__object *o) {
+/* A card washed out by a lamp's glare: its face's fit of L at both its
+ * bounds (gain L_GAIN_MIN and offset L_OFFSET_MAX). A glare lifts each
+ * pixel toward white by g (v -> v + g (white - v)): L's gain 1 - g and
+ * offset 255 g, a and b's gain 1 - g about grey. Past g 0.25 no face fits
+ * within the matcher's bounds, every face of the deck sits at them, and
+ * the brightest (the bazaars, the desert, adventure e) explain most:
+ * fully visible cards were refused as such faces or taken as them
+ * (session 23, DEV hard 3038 3039 3044 3097: a treasure, a lamp and two
+ * adventures, the card's own face 0.39-0.79 of it against a camel
+ * bazaar's, desert's or adventure e's 0.70-0.83; 3163 3165 3089 palaces
+ * and a lamp). So such a face is fitted again with L's offset up to
+ * WASHED_OFFSET_MAX (g 0.5) and a and b's gains down with L's
+ * (chroma_floor), kept on the dim carpet's tests (refit_light): the real
+ * cards then explain 0.93-1.00 at offsets 67-112 and a and b gains
+ * 0.30-0.65; without those tests a camel bazaar's face fitted onto cream
+ * cloth (0.65 explained, a and b squashed to the floor) was accepted
+ * (hard 3009). */
+static bool washed_card(const match_ctx *m, int f, const double gain[3],
+                        const double offset[3]) {
+  return m->tpl[f].kind == VIS__FACE_TYPE && gain[0] <= L_GAIN_MIN + 0.005 &&
+         offset[0] >= L_OFFSET_MAX - 0.05;
+}
+
+/* Face o->face fitted again to the valid samples in light the matcher's
+ * bounds cannot follow (mode FIT_DIM: dim_carpet; FIT_WASHED:
+ * washed_card): when that fit explains more than bar (the bounded fit's
+ * count, or give_up) and DIM_MIN_SCORE of what shows, and the photo's a
+ * and b follow the face's (joint_chroma over chroma_floor), its count,
+ * gain and offset go to o; else o stays as it is. */
+static void refit_light(const match_ctx *m, const hyp *h, int valid, const double so[3],
+                        bool coarse, int bar, int mode, vis__object *o) {
   int need = (int)ceil(DIM_MIN_SCORE * valid) - 1;
   bar = bar > need ? bar : need;
   double gain[3], offset[3];
-  int n = fit_face(m, h, valid, so, o->face, o->flipped, coarse, true, bar, gain, offset);
+  int n = fit_face(m, h, valid, so, o->face, o->flipped, coarse, mode, bar, gain, offset);
   if (n <= bar ||
       joint_chroma(m, h, valid, o->face, o->flipped) <= chroma_floor(gain[0]) + 0.01)
     return;
@@ -504,9 +534,12 @@ static void score_face(const match_ctx *m, const hyp *h, int valid, const double
   o->second_face = -1;
   if (valid < 8) return;
   o->explained =
-      fit_face(m, h, valid, so, f, flipped, coarse, false, give_up, o->gain, o->offset);
+      fit_face(m, h, valid, so, f, flipped, coarse, FIT_BOUNDED, give_up, o->gain, o->offset);
+  int bar = give_up > o->explained ? give_up : o->explained;
   if (dim_carpet(m, f, o->gain, o->offset) && 2 * valid >= o->total)
-    refit_dim(m, h, valid, so, coarse, give_up > o->explained ? give_up : o->explained, o);
+    refit_light(m, h, valid, so, coarse, bar, FIT_DIM, o);
+  else if (washed_card(m, f, o->gain, o->offset))
+    refit_light(m, h, valid, so, coarse, bar, FIT_WASHED, o);
   if (o->explained < 0) {
     o->explained = -1;
     return;
