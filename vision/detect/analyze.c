@@ -661,7 +661,7 @@ static bool outlined_all_round(const vis__table *t, const vis__object *obj, int 
 /* Card k is a sliver whose face explains wholly what shows of it, and
  * the edge of that strip shows: at most VIS__SLIVER_SHOWS of it shows,
  * its face explains SLIVER_FIT of that and of its frame, and its outline
- * shows at VIS__OUTLINED_EDGES of at least SLIVER_OUTLINE_SEEN side
+ * shows at VIS__OUTLINED_EDGES of at least VIS__SLIVER_EDGE_SEEN side
  * samples where no other object lies. Such a strip has only the frame's
  * cream: its face fits at the fit's bound and shows none of the face's
  * colours, so faded_onto_table took it back, and a strip 4 % of the card
@@ -671,7 +671,6 @@ static bool outlined_all_round(const vis__table *t, const vis__object *obj, int 
  * drops (hard 3098, 11 % of the card) fitted 0.963, frame 0.977, outline
  * 0.98 of 63. */
 #define SLIVER_FIT 0.99
-#define SLIVER_OUTLINE_SEEN 20
 static bool outlined_sliver(const vis__table *t, const vis__object *obj, int n, int k,
                             const vis__face_fit *ff) {
   if (obj[k].valid > VIS__SLIVER_SHOWS * obj[k].total || ff->score < SLIVER_FIT ||
@@ -681,7 +680,7 @@ static bool outlined_sliver(const vis__table *t, const vis__object *obj, int n, 
   int n_others = outlines_of_others(obj, n, k, others), seen;
   double weakest;
   double e = vis__outline_edges(t, &obj[k].r_px, others, n_others, NULL, &seen, &weakest);
-  return seen >= SLIVER_OUTLINE_SEEN && e >= VIS__OUTLINED_EDGES;
+  return seen >= VIS__SLIVER_EDGE_SEEN && e >= VIS__OUTLINED_EDGES;
 }
 
 /* A card the matcher accepted that shows no card (kept[k] among the

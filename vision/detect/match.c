@@ -855,7 +855,7 @@ static bool sliver_shows(const match_ctx *m, const hyp *h, const vis__object *ac
 }
 
 /* The card's cut edge shows along the strip that shows of h: an edge at
- * VIS__OUTLINED_EDGES of at least SLIVER_EDGE_SEEN side samples where
+ * VIS__OUTLINED_EDGES of at least VIS__SLIVER_EDGE_SEEN side samples where
  * nothing accepted lies, as analyze's outlined_sliver asks of a sliver
  * kept. A strip of cloth between carpets shows no straight edge of its
  * own along it: the faces passing sliver_shows in the tuning scenes
@@ -863,7 +863,6 @@ static bool sliver_shows(const match_ctx *m, const hyp *h, const vis__object *ac
  * 3179, 354 of them) showed 0.04-0.89, but for one 19 mm along an
  * accepted palace, its own end (1.00 of 40), which overlaps that card
  * (overlaps_card); the real slivers 0.98-1.00 of 36-46. */
-#define SLIVER_EDGE_SEEN 20
 static bool sliver_edge_shows(const match_ctx *m, const hyp *h) {
   int seen;
   double weakest;
@@ -872,7 +871,7 @@ static bool sliver_edge_shows(const match_ctx *m, const hyp *h) {
     fprintf(m->mp->log, "sliver at %.0f %.0f %.1f: face %d %d of %d, edge %.2f of %d\n",
             h->r.center.x, h->r.center.y, h->r.angle_deg, h->best.face, h->best.explained,
             h->best.valid, e, seen);
-  return seen >= SLIVER_EDGE_SEEN && e >= VIS__OUTLINED_EDGES;
+  return seen >= VIS__SLIVER_EDGE_SEEN && e >= VIS__OUTLINED_EDGES;
 }
 
 /* A sliver with fewer samples than an object needs explained
@@ -1782,8 +1781,9 @@ static int by_explained(const void *pa, const void *pb) {
  * wait for it. When nothing else can be accepted, the poses of the most
  * promising hypotheses (their outline shows, RESCUE_MIN_SCORE explained)
  * are searched (+-RESCUE_REACH_MM, +-RESCUE_REACH_DEG) with their best
- * face, once each, and each is scored again there. Returns the first that
- * can then be accepted, -1 if none (refined, is_refined: as shows_card's). */
+ * face, once each, and each is scored again there; the first that can
+ * then be accepted is taken (RESCUE_FREE, then the card faces over an
+ * accepted card, RESCUE_OVER_CARD; run_rescue). */
 enum { RESCUE_TRIES = 12 };
 #define RESCUE_MIN_SCORE 0.4
 #define RESCUE_ACCEPT 0.85
@@ -1824,41 +1824,32 @@ static void search_pose(const match_ctx *m, hyp *h, int16_t n, bool keep_shown) 
   }
 }
 
-static int rescue(const match_ctx *m, hyp *H, int n_hyps, const vis__object *acc, int n,
-                  bool over_card, hyp_rank *order, vis__object *refined, bool *is_refined) {
-  int n_ok = 0;
-  for (int i = 0; i < n_hyps; i++) {
-    const hyp *h = &H[i];
-    if (!h->alive || h->searched || h->no_card || h->best.face < 0 || h->over_card != over_card ||
-        h->best.explained < m->mp->min_explained || h->best.score < RESCUE_MIN_SCORE)
-      continue;
-    order[n_ok++] = (hyp_rank){i, h->best.explained, h->best.valid - h->best.explained};
-  }
-  qsort(order, (size_t)n_ok, sizeof *order, by_explained);
-  for (int k = 0, tries = 0; k < n_ok && tries < RESCUE_TRIES; k++) {
-    hyp *h = &H[order[k].i];
-    if (!h->alive || h->searched || overlaps_card(m, h, acc, n) || !outline_shows(m, h))
-      continue;
-    h->searched = true;
-    tries++;
-    if (m->mp->log)
-      fprintf(m->mp->log, "rescue hyp %d at %.0f %.0f %.1f face %d expl %d valid %d\n", order[k].i,
-              h->r.center.x, h->r.center.y, h->r.angle_deg, h->best.face, h->best.explained,
-              h->best.valid);
-    search_pose(m, h, (int16_t)n, false);
-    if (m->mp->log)
-      fprintf(m->mp->log,
-              "rescue hyp %d searched to %.0f %.0f %.1f: alive %d face %d expl %d valid %d\n",
-              order[k].i, h->r.center.x, h->r.center.y, h->r.angle_deg, h->alive, h->best.face,
-              h->best.explained, h->best.valid);
-    if (!h->alive) continue;
-    /* at its own pose a real object explains nearly all it shows; a face
-     * pushed around until it fits part of something else does not */
-    if (well_explained(m, h, acc, n) && h->best.score >= RESCUE_ACCEPT && !overlaps_card(m, h, acc, n) &&
-        outline_shows(m, h) && shows_card(m, h, acc, (int16_t)n, refined, is_refined))
-      return order[k].i;
-  }
-  return -1;
+/* The hypotheses rescue may search: not searched yet, a face that
+ * explains RESCUE_MIN_SCORE of what shows, and, in its second pass, the
+ * card faces over an accepted card (carpet_over_card) instead of the
+ * others. */
+static bool rescue_candidate(const match_ctx *m, const hyp *h, bool over_card) {
+  return h->alive && !h->searched && !h->no_card && h->best.face >= 0 &&
+         h->over_card == over_card && h->best.explained >= m->mp->min_explained &&
+         h->best.score >= RESCUE_MIN_SCORE;
+}
+static bool free_candidate(const match_ctx *m, const hyp *h, const vis__object *acc, int n) {
+  (void)acc, (void)n;
+  return rescue_candidate(m, h, false);
+}
+static bool over_card_candidate(const match_ctx *m, const hyp *h, const vis__object *acc, int n) {
+  (void)acc, (void)n;
+  return rescue_candidate(m, h, true);
+}
+
+/* At its own pose a real object explains nearly all it shows; a face
+ * pushed around until it fits part of something else does not. */
+static bool rescue_accepts(const match_ctx *m, hyp *h, const vis_rect *start,
+                           const vis__object *acc, int n, vis__object *refined, bool *is_refined) {
+  (void)start;
+  return well_explained(m, h, acc, n) && h->best.score >= RESCUE_ACCEPT &&
+         !overlaps_card(m, h, acc, n) && outline_shows(m, h) &&
+         shows_card(m, h, acc, (int16_t)n, refined, is_refined);
 }
 
 /* Strip rescue, when nothing else can be accepted: a card under an
@@ -1889,36 +1880,14 @@ static int by_score(const void *pa, const void *pb) {
   return a->i - b->i;
 }
 
-static int rescue_strips(const match_ctx *m, hyp *H, int n_hyps, const vis__object *acc, int n,
-                         hyp_rank *order, vis__object *refined, bool *is_refined) {
-  int n_ok = 0;
-  for (int i = 0; i < n_hyps; i++)
-    if (strip_candidate(m, &H[i], acc, n))
-      order[n_ok++] = (hyp_rank){i, H[i].best.explained, H[i].best.valid - H[i].best.explained};
-  qsort(order, (size_t)n_ok, sizeof *order, by_score);
-  for (int k = 0, tries = 0; k < n_ok && tries < RESCUE_TRIES; k++) {
-    hyp *h = &H[order[k].i];
-    if (!h->alive || h->searched || overlaps_card(m, h, acc, n) || !outline_all_round(m, h))
-      continue;
-    h->searched = true;
-    tries++;
-    if (m->mp->log)
-      fprintf(m->mp->log, "strip hyp %d at %.0f %.0f %.1f expl %d valid %d\n", order[k].i,
-              h->r.center.x, h->r.center.y, h->r.angle_deg, h->best.explained, h->best.valid);
-    search_pose(m, h, (int16_t)n, true);
-    if (m->mp->log)
-      fprintf(m->mp->log, "strip hyp %d searched to %.0f %.0f %.1f: face %d expl %d valid %d score %.2f\n",
-              order[k].i, h->r.center.x, h->r.center.y, h->r.angle_deg, h->best.face, h->best.explained,
-              h->best.valid, h->best.score);
-    if (!h->alive) continue;
-    if (explained_enough(m, h) && h->best.score >= RESCUE_ACCEPT && !overlaps_card(m, h, acc, n) &&
-        outline_shows(m, h) &&
-        shows_card(m, h, acc, (int16_t)n, refined, is_refined) == SHOWS_CARD) {
-      h->no_card = false;
-      return order[k].i;
-    }
-  }
-  return -1;
+static bool strip_accepts(const match_ctx *m, hyp *h, const vis_rect *start,
+                          const vis__object *acc, int n, vis__object *refined, bool *is_refined) {
+  (void)start;
+  if (!explained_enough(m, h) || h->best.score < RESCUE_ACCEPT || overlaps_card(m, h, acc, n) ||
+      !outline_shows(m, h) || shows_card(m, h, acc, (int16_t)n, refined, is_refined) != SHOWS_CARD)
+    return false;
+  h->no_card = false;
+  return true;
 }
 
 /* Sliver rescue, when nothing else can be accepted, not even by the
@@ -1947,34 +1916,77 @@ static bool sliver_candidate(const match_ctx *m, const hyp *h, const vis__object
          !near_accepted_pose(m, h, acc, n);
 }
 
-static int rescue_slivers(const match_ctx *m, hyp *H, int n_hyps, const vis__object *acc, int n,
-                          hyp_rank *order, vis__object *refined, bool *is_refined) {
+static bool sliver_accepts(const match_ctx *m, hyp *h, const vis_rect *start,
+                           const vis__object *acc, int n, vis__object *refined, bool *is_refined) {
+  if (h->best.face < 0 || h->best.explained < SLIVER_MIN_SAMPLES ||
+      !pose_within(m, start, &h->r, SLIVER_SEARCH_MM, SLIVER_SEARCH_DEG) ||
+      !sliver_shows(m, h, acc, n) || overlaps_card(m, h, acc, n) || !sliver_edge_shows(m, h) ||
+      shows_card(m, h, acc, (int16_t)n, refined, is_refined) != SHOWS_CARD)
+    return false;
+  h->no_card = false;
+  h->sliver_rescued = true;
+  return true;
+}
+
+/* One rescue pass: which hypotheses it may search (candidate), in what
+ * order, which are worth a search once their turn comes (their outline,
+ * all round or along a strip, shows), whether the search keeps what they
+ * showed in its cost, and what it asks of one after the search. The
+ * passes share one loop (run_rescue): at most RESCUE_TRIES searches,
+ * each hypothesis searched once. */
+typedef struct {
+  const char *name; /* in the debug log */
+  bool (*candidate)(const match_ctx *m, const hyp *h, const vis__object *acc, int n);
+  int (*order)(const void *a, const void *b);
+  bool (*worth_search)(const match_ctx *m, const hyp *h);
+  bool keep_shown;
+  bool (*accepts)(const match_ctx *m, hyp *h, const vis_rect *start, const vis__object *acc,
+                  int n, vis__object *refined, bool *is_refined);
+} rescue_pass;
+
+static const rescue_pass RESCUE_FREE = {"rescue", free_candidate, by_explained, outline_shows,
+                                        false, rescue_accepts};
+static const rescue_pass RESCUE_OVER_CARD = {"rescue over card", over_card_candidate,
+                                             by_explained, outline_shows, false, rescue_accepts};
+static const rescue_pass RESCUE_STRIPS = {"strip", strip_candidate, by_score, outline_all_round,
+                                          true, strip_accepts};
+static const rescue_pass RESCUE_SLIVERS = {"sliver", sliver_candidate, by_score,
+                                           sliver_edge_shows, true, sliver_accepts};
+
+/* The candidates of pass p in its order (order[], caller-sized n_hyps). */
+static int ranked_candidates(const match_ctx *m, const hyp *H, int n_hyps, const vis__object *acc,
+                             int n, const rescue_pass *p, hyp_rank *order) {
   int n_ok = 0;
   for (int i = 0; i < n_hyps; i++)
-    if (sliver_candidate(m, &H[i], acc, n))
+    if (p->candidate(m, &H[i], acc, n))
       order[n_ok++] = (hyp_rank){i, H[i].best.explained, H[i].best.valid - H[i].best.explained};
-  qsort(order, (size_t)n_ok, sizeof *order, by_score);
+  qsort(order, (size_t)n_ok, sizeof *order, p->order);
+  return n_ok;
+}
+
+static void log_rescue(const match_ctx *m, const char *name, int i, const char *what, const hyp *h) {
+  if (!m->mp->log) return;
+  fprintf(m->mp->log, "%s hyp %d %s %.0f %.0f %.1f: alive %d face %d expl %d valid %d score %.2f\n",
+          name, i, what, h->r.center.x, h->r.center.y, h->r.angle_deg, h->alive, h->best.face,
+          h->best.explained, h->best.valid, h->best.score);
+}
+
+/* Pass p run: the index of the first hypothesis it accepts, -1 if none. */
+static int run_rescue(const match_ctx *m, hyp *H, int n_hyps, const vis__object *acc, int n,
+                      const rescue_pass *p, hyp_rank *order, vis__object *refined,
+                      bool *is_refined) {
+  int n_ok = ranked_candidates(m, H, n_hyps, acc, n, p, order);
   for (int k = 0, tries = 0; k < n_ok && tries < RESCUE_TRIES; k++) {
     hyp *h = &H[order[k].i];
-    if (!h->alive || h->searched || overlaps_card(m, h, acc, n) || !sliver_edge_shows(m, h))
+    if (!h->alive || h->searched || overlaps_card(m, h, acc, n) || !p->worth_search(m, h))
       continue;
     h->searched = true;
     tries++;
     vis_rect start = h->r;
-    search_pose(m, h, (int16_t)n, true);
-    if (m->mp->log)
-      fprintf(m->mp->log, "sliver hyp %d searched to %.0f %.0f %.1f: face %d expl %d valid %d score %.2f\n",
-              order[k].i, h->r.center.x, h->r.center.y, h->r.angle_deg, h->best.face, h->best.explained,
-              h->best.valid, h->best.score);
-    if (!h->alive || h->best.face < 0 || h->best.explained < SLIVER_MIN_SAMPLES ||
-        !pose_within(m, &start, &h->r, SLIVER_SEARCH_MM, SLIVER_SEARCH_DEG))
-      continue;
-    if (sliver_shows(m, h, acc, n) && !overlaps_card(m, h, acc, n) && sliver_edge_shows(m, h) &&
-        shows_card(m, h, acc, (int16_t)n, refined, is_refined) == SHOWS_CARD) {
-      h->no_card = false;
-      h->sliver_rescued = true;
-      return order[k].i;
-    }
+    log_rescue(m, p->name, order[k].i, "at", h);
+    search_pose(m, h, (int16_t)n, p->keep_shown);
+    log_rescue(m, p->name, order[k].i, "searched to", h);
+    if (h->alive && p->accepts(m, h, &start, acc, n, refined, is_refined)) return order[k].i;
   }
   return -1;
 }
@@ -3353,10 +3365,10 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
     }
     if (bi >= 0) bi = topmost(&m, H, n_hyps, bi, acc, n, &refined[n], &is_refined[n]);
     if (bi >= 0 && search_strip_rivals(&m, H, n_hyps, bi, acc, n)) continue;
-    if (bi < 0) bi = rescue(&m, H, n_hyps, acc, n, false, order, &refined[n], &is_refined[n]);
-    if (bi < 0) bi = rescue(&m, H, n_hyps, acc, n, true, order, &refined[n], &is_refined[n]);
-    if (bi < 0) bi = rescue_strips(&m, H, n_hyps, acc, n, order, &refined[n], &is_refined[n]);
-    if (bi < 0) bi = rescue_slivers(&m, H, n_hyps, acc, n, order, &refined[n], &is_refined[n]);
+    static const rescue_pass *const passes[] = {&RESCUE_FREE, &RESCUE_OVER_CARD, &RESCUE_STRIPS,
+                                                &RESCUE_SLIVERS};
+    for (size_t p = 0; bi < 0 && p < sizeof passes / sizeof *passes; p++)
+      bi = run_rescue(&m, H, n_hyps, acc, n, passes[p], order, &refined[n], &is_refined[n]);
     if (bi < 0 && retract_phantoms(&m, &sw, threads, H, n_hyps, acc, &n, &ra, fin, &rt)) continue;
     if (bi < 0) {
       refined_all = true; /* fin[]: retract_phantoms refined them */

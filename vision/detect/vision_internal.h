@@ -494,6 +494,12 @@ double vis__outline_edges(const vis__table *t, const vis_rect *r, const vis_rect
  * match.c's faded card where a phantom was taken back). */
 #define VIS__OUTLINED_EDGES 0.95
 #define VIS__OUTLINED_SEEN 100
+/* A sliver's cut edge shows along its strip: an edge at
+ * VIS__OUTLINED_EDGES of at least this many side samples where nothing
+ * else lies (match.c sliver_edge_shows before a sliver is accepted,
+ * analyze.c outlined_sliver before one is kept; tuning normal 3087 and
+ * hard 3022: real slivers 32-46 samples). */
+#define VIS__SLIVER_EDGE_SEEN 20
 bool vis__outlined_all_round(const vis__table *t, const vis_rect *r, const vis_rect *others,
                              int n_others, const int16_t *claim);
 
