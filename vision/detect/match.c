@@ -1393,12 +1393,39 @@ static bool refit_under(const match_ctx *m, const hyp *h, int valid, const lift_
   return ok;
 }
 
+/* A lamp adds its light once. A face fitted washed (washed_card: L's
+ * offset past L_OFFSET_MAX) took the glare into its fit of L as a
+ * uniform lift (gain 1 - g, offset about 255 g); lift_all takes it as a
+ * field measured on the frame against the face's fit, the face refitted
+ * under it and the level g0 from that refit's gain (lift_level).
+ * Against the washed fit the frame shows only the glare beyond the
+ * uniform part, under that small lift the refit falls back to L's
+ * bounds (gain 0.50, offset 60), g0 takes the uniform glare from the
+ * gain and the frame measured again against the offset of 60 takes it
+ * once more (the levels the bounded offset lacks, a large lift on the
+ * bright frame). DEV hard 3118: a camel bazaar fully visible, washed at
+ * gain 0.50 and offset 92, was lifted 0.47-0.62, under that its own face
+ * needed L's gain 1.18 at offset -60 (the bound) and lost the race to a
+ * spice bazaar, the colours took a desert. Measured against its bounded
+ * fit the frame takes the whole glare (0.43), the refit under it comes
+ * near the photo's light (gain 0.69, offset 24), g0 0.09, lift
+ * 0.28-0.48, and its own face under that fits at the photo's gain (0.77
+ * against 0.76): the glare counted once. So the frame's lift is measured
+ * against a washed face's bounded fit (o's, fitted again to h's valid
+ * free samples listed in m->list). */
+static void glare_reference(const match_ctx *m, const hyp *h, int valid, vis__object *o) {
+  if (fabs(o->offset[0]) <= L_OFFSET_MAX + 0.05) return; /* not washed */
+  fit_face(m, h, valid, NULL, o->face, o->flipped, false, FIT_BOUNDED, -1, o->gain, o->offset);
+}
+
 /* *frame_only: the lift as the frame shows it, before lift_level (the
  * field a face chosen so keeps for the card evidence). */
 static bool lift_all(const match_ctx *m, const hyp *h, int valid, const vis__object *cand,
                      int n_cand, int own, int16_t i, double normal_gain, vis__object *lifted,
                      lift_field *lf, lift_field *frame_only, int *top) {
-  double step, strongest = frame_lift(m, h, &cand[own], lf, &step);
+  vis__object o = cand[own];
+  glare_reference(m, h, valid, &o);
+  double step, strongest = frame_lift(m, h, &o, lf, &step);
   if (m->mp->log && strongest >= LIFT_GATE)
     fprintf(m->mp->log, "object %d: frame lifted %.2f, step %.2f\n", i, strongest, step);
   if (strongest < LIFT_GATE || step > LIFT_MAX_STEP) return false;
@@ -1412,7 +1439,6 @@ static bool lift_all(const match_ctx *m, const hyp *h, int valid, const vis__obj
   hyp hc = *h;
   hc.lab = clear;
   double so[3];
-  vis__object o = cand[own];
   free_of_lift(h, lf, clear, g_of);
   sample_sums(&hc, m->list, valid, so);
   fit_lifted(m, h, &hc, valid, so, g_of, &o);
