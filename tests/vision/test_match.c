@@ -164,13 +164,21 @@ static void test_template_build(void **state) {
   free_deck(&d);
 }
 
+/* A table (*t) with one card of the face given at (250, 200) px, at
+ * angle, turned or not, under a glare (0: none); returns its pose. */
+static vis_rect one_card_table(const deck *d, int face, double angle, bool turned, double glare,
+                               vis__table *t) {
+  vis_rect truth = card_at(250, 200, angle);
+  placed p = {&d->img[face], truth, turned, 1, glare};
+  make_table(&p, 1, t);
+  return truth;
+}
+
 /* One card, its true pose among a few wrong ones: identified, turn and
  * pose right. */
 static void check_one(const deck *d, int face, bool turned, double angle) {
-  vis_rect truth = card_at(250, 200, angle);
-  placed p = {&d->img[face], truth, turned, 1, 0};
   vis__table t;
-  make_table(&p, 1, &t);
+  vis_rect truth = one_card_table(d, face, angle, turned, 0, &t);
   vis_rect hyps[3] = {truth, truth, truth};
   hyps[1].center.x += 30; /* half on the table: a worse fit */
   hyps[2].angle_deg += 20;
@@ -218,10 +226,8 @@ static void test_washed_card(void **state) {
   (void)state;
   deck d;
   make_deck(&d);
-  vis_rect truth = card_at(250, 200, 30);
-  placed p = {&d.img[3], truth, false, 1, 0.55};
   vis__table t;
-  make_table(&p, 1, &t);
+  vis_rect truth = one_card_table(&d, 3, 30, false, 0.55, &t);
   vis_rect hyps[2] = {truth, truth};
   hyps[1].center.x += 30;
   vis__object *obj = NULL;
@@ -373,10 +379,8 @@ static void test_fractional_faces(void **state) {
     assert_non_null(frac[i].lab);
     for (size_t k = 0; k < n; k++) frac[i].lab[k] = d.tpl[i].lab[k] + 0.001f * (float)(k % 7);
   }
-  vis_rect truth = card_at(250, 200, 35);
-  placed p = {&d.img[4], truth, true, 1, 0};
   vis__table t;
-  make_table(&p, 1, &t);
+  vis_rect truth = one_card_table(&d, 4, 35, true, 0, &t);
   vis_rect hyps[2] = {truth, truth};
   hyps[1].center.y += 24;
   vis__object *a = NULL, *b = NULL;
