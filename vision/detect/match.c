@@ -307,11 +307,14 @@ enum { FIT_BOUNDED, FIT_DIM, FIT_WASHED }; /* fit_and_count's modes */
  * -1 as soon as the count can no longer exceed give_up (ok[] is then
  * incomplete). ok[0..n_mask) may be written past the count (list4
  * writes each slot before it knows whether to keep it). sums: the fit's
- * sums (fit_sums) are left there. */
+ * sums (fit_sums) are left there, or NULL when the caller has no use for
+ * them. */
 static int fit_and_count(const hyp *h, const texel *tpl, bool integral, int mode,
                          const int *tix, const int *fit, int n_fit, const double *so_fit,
                          const int *mask, int n_mask, double tau, double gain[3],
                          double offset[3], int *ok, int give_up, double sums[4][3]) {
+  double own_sums[4][3];
+  if (!sums) sums = own_sums;
   if (so_fit) {
     memcpy(sums[0], so_fit, sizeof sums[0]);
     if (integral)
@@ -397,7 +400,7 @@ static int free_samples(const match_ctx *m, const hyp *h, int stride, double so[
  * coarse: a single fit; else fitted again on the samples the first fit
  * explains (what lies on top is an outlier). mode: fit_and_count's.
  * The last count gives up (-1) once it can no longer exceed give_up.
- * sums: the first fit's sums, over all valid samples (fit_sums). */
+ * sums: the first fit's sums, over all valid samples (fit_sums), or NULL. */
 static int fit_face(const match_ctx *m, const hyp *h, int valid, const double so[3], int f,
                     bool flipped, bool coarse, int mode, int give_up, double gain[3],
                     double offset[3], double sums[4][3]) {
@@ -407,11 +410,9 @@ static int fit_face(const match_ctx *m, const hyp *h, int valid, const double so
   int n1 = fit_and_count(h, tpl, integral, mode, tix, m->list, valid, so, m->list, valid,
                          m->mp->tau, gain, offset, coarse ? NULL : m->ok,
                          coarse ? give_up : -1, sums);
-  if (n1 >= 8 && !coarse) {
-    double again[4][3];
+  if (n1 >= 8 && !coarse)
     n1 = fit_and_count(h, tpl, integral, mode, tix, m->ok, n1, NULL, m->list, valid,
-                       m->mp->tau, gain, offset, NULL, give_up, again);
-  }
+                       m->mp->tau, gain, offset, NULL, give_up, NULL);
   return n1;
 }
 
@@ -505,6 +506,12 @@ static bool washed_card(const match_ctx *m, int f, const double gain[3],
                         const double offset[3]) {
   return m->tpl[f].kind == VIS__FACE_TYPE && gain[0] <= L_GAIN_MIN + 0.005 &&
          offset[0] >= L_OFFSET_MAX - 0.05;
+}
+
+/* o's face was fitted washed: only FIT_WASHED (washed_card's refit) lets
+ * L's offset past L_OFFSET_MAX, so an offset beyond it says so. */
+static bool fitted_washed(const vis__object *o) {
+  return fabs(o->offset[0]) > L_OFFSET_MAX + 0.05;
 }
 
 /* joint_chroma's verdict known before the refit, from the bounded fit's
@@ -1434,7 +1441,7 @@ static bool refit_under(const match_ctx *m, const hyp *h, int valid, const lift_
   return ok;
 }
 
-/* A lamp adds its light once. A face fitted washed (washed_card: L's
+/* A lamp adds its light once. A face fitted washed (fitted_washed: L's
  * offset past L_OFFSET_MAX) took the glare into its fit of L as a
  * uniform lift (gain 1 - g, offset about 255 g); lift_all takes it as a
  * field measured on the frame against the face's fit, the face refitted
@@ -1455,10 +1462,9 @@ static bool refit_under(const match_ctx *m, const hyp *h, int valid, const lift_
  * against a washed face's bounded fit (o's, fitted again to h's valid
  * free samples listed in m->list). */
 static void glare_reference(const match_ctx *m, const hyp *h, int valid, vis__object *o) {
-  if (fabs(o->offset[0]) <= L_OFFSET_MAX + 0.05) return; /* not washed */
-  double sums[4][3];
+  if (!fitted_washed(o)) return;
   fit_face(m, h, valid, NULL, o->face, o->flipped, false, FIT_BOUNDED, -1, o->gain, o->offset,
-           sums);
+           NULL);
 }
 
 /* *frame_only: the lift as the frame shows it, before lift_level (the
