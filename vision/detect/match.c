@@ -987,10 +987,11 @@ static bool let_in_as_sliver(const match_ctx *m, const hyp *h) {
  * along the strip, which cloth and wood do not (tuning hard 3064: a
  * green carpet on green cloth, 6.6 % visible, 85 of 86 explained at its
  * true pose, edge 1.00 of 53, object mask 17 of 86; HUNT hard 3636: a
- * red carpet on wood, 45 of 45, edge 1.00 of 30; at most 0.67 of 113 for
- * the green face on a strip of cloth between carpets, hard 3010). Not at
+ * red carpet on wood, 45 of 45, edge 1.00 of 30; a yellow face on a
+ * strip of cloth between carpets in hard 3010: 61 of 64, edge 0.45 of
+ * 76). Not at
  * an accepted object's pose (near_accepted_pose): there its own border
- * shows. Only below CLEAR_MIN: 0.95 of more is clear anyway. */
+ * shows. Only below CLEAR_MIN: 0.95 or more of as many is clear anyway. */
 #define CARPET_STRIP_SCORE 0.95
 static bool carpet_strip_shows(const match_ctx *m, const hyp *h, const vis__object *acc,
                                int n) {
