@@ -2724,7 +2724,7 @@ static int best_adventure(const match_ctx *m, const hyp *h, const settle_view *s
 static void take_by_colour(const match_ctx *m, const hyp *h, const settle_view *sv,
                            vis__object *o, int c, bool refit, const lift_field *lf) {
   vis__object keep = *o;
-  if (refit && sv->lf) {
+  if (sv->lf) {
     /* refitted under its frame's lift, as a face the race chose: fitted
      * unlifted under a strong glare a palace chosen so failed the card
      * evidence and was lost (DEV hard 3147, 3198) */
