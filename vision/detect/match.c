@@ -1766,6 +1766,32 @@ static bool rivals(const match_ctx *m, const hyp *h, const hyp *poor) {
  * a card was taken back; hard 3022's adventure c, 4 %, 12 : 0, is now
  * accepted, and taken back as faded onto the table). */
 #define SLIVER_MIN_VOTES 8
+/* a explains clearly more of a common part than b (as topmost asks) */
+static bool clearly_more(int a, int b) { return a >= ON_TOP_MIN_VOTES && a >= 3 * b; }
+
+/* Its face explains nearly all of what shows of it, from enough samples
+ * (well_explained's clear score): the card evidence of a strip of 40-60
+ * samples cannot tell a card from a carpet's border (tuning hard 3070: a
+ * carpet bazaar's face, 45 of 60, frame 0.81 of 43, at the yellow
+ * carpet's corner, taken for a card so, and a phantom carpet followed). */
+static bool clearly_shown(const hyp *h) {
+  return h->best.score >= CLEAR_SCORE && h->best.explained >= CLEAR_MIN;
+}
+
+/* A poor card whose face had to be faded to the fit's bound (gain of L
+ * under FADED_GAIN) is the phantom's pattern: a camel bazaar's face fitted
+ * across the cloth beside a real card (every phantom card left on DEV hard
+ * 3000-3099 was faded so, docs/analyze.md "Faded faces"), and a real card
+ * a fifth visible beside it shares too few samples with it for the
+ * rival's clear vote (HUNT hard 3776: an adventure e 21 %
+ * visible, its own face 0.97 of it, worst cell 0.96, frame 0.98, lost 11 : 5
+ * to a faded camel bazaar with a cell at 0.60, and two more camel bazaars
+ * fitted round it hid it for good). So a rival that shows itself clearly
+ * (clearly_shown) and explains more of their common part, from
+ * SLIVER_MIN_VOTES samples on, beats a faded poor card. With no vote
+ * (0 : 0) a clearly shown rival is no evidence: a camel bazaar's face
+ * fitted clean on a carpet beside a sliver (0.94 of 231, frame 0.95) won
+ * so and hid the carpet bazaar 6 % visible under it (tuning hard 3138). */
 static bool beats_poor(const match_ctx *m, const hyp *rival, const hyp *poor,
                        const vis__object *acc, int n) {
   int n_poor, n_rival;
@@ -1773,7 +1799,10 @@ static bool beats_poor(const match_ctx *m, const hyp *rival, const hyp *poor,
   if (m->mp->log)
     fprintf(m->mp->log, "rival of a poor card: %d : %d samples\n", n_rival, n_poor);
   if (sliver_shows(m, rival, acc, n)) return n_rival >= SLIVER_MIN_VOTES && n_poor == 0;
-  return n_rival >= ON_TOP_MIN_VOTES && n_rival >= 3 * n_poor;
+  if (poor->best.gain[0] < FADED_GAIN && clearly_shown(rival) &&
+      n_rival >= SLIVER_MIN_VOTES && n_rival > n_poor)
+    return true;
+  return clearly_more(n_rival, n_poor);
 }
 
 /* A poor card is accepted when no rival shows a card cleanly, but a real
