@@ -215,9 +215,29 @@ double vis__median(double *v, int k) {
   return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
 }
 
+/* A side sample under something no face of the deck explains (a hand,
+ * an arm): the card's own face does not explain its inner pixel (residual
+ * tau or more, or off the face), and the same thing continues across the
+ * outline (no colour change: the inner and outer pixels alike). */
+static bool occluded_at(const vis__table *t, const vis__face_place *face, double tau, int xi,
+                        int yi, bool edge) {
+  if (!face || edge) return false;
+  double res = vis__place_residual(t, face, xi, yi);
+  return res < 0 || res >= tau;
+}
+
 double vis__outline_edges(const vis__table *t, const vis_rect *r, const vis_rect *others,
                           int n_others, const int16_t *claim, int *seen, double *weakest) {
+  return vis__outline_edges_unoccluded(t, r, others, n_others, claim, NULL, 0, seen, weakest,
+                                       NULL);
+}
+
+double vis__outline_edges_unoccluded(const vis__table *t, const vis_rect *r,
+                                     const vis_rect *others, int n_others, const int16_t *claim,
+                                     const vis__face_place *face, double tau, int *seen,
+                                     double *weakest, int *occluded) {
   vis__frame of[64];
+  int n_occluded = 0;
   n_others = n_others < 64 ? n_others : 64;
   for (int k = 0; k < n_others; k++) of[k] = vis__frame_of(&others[k]);
   vis_pt c[4];
@@ -244,6 +264,10 @@ double vis__outline_edges(const vis__table *t, const vis_rect *r, const vis_rect
       const uint8_t *pi = tp_image_row(&t->smooth, yi) + 3 * xi;
       const uint8_t *po = tp_image_row(&t->smooth, yo) + 3 * xo;
       double contrast = 0.5 * abs(pi[0] - po[0]) + abs(pi[1] - po[1]) + abs(pi[2] - po[2]);
+      if (occluded_at(t, face, tau, xi, yi, contrast > 12)) {
+        n_occluded++;
+        continue;
+      }
       side_seen++;
       side_edge += contrast > 12;
     }
@@ -251,6 +275,7 @@ double vis__outline_edges(const vis__table *t, const vis_rect *r, const vis_rect
     edge += side_edge;
     if (side_seen >= 8) *weakest = fmin(*weakest, (double)side_edge / side_seen);
   }
+  if (occluded) *occluded = n_occluded;
   return *seen ? (double)edge / *seen : 0;
 }
 

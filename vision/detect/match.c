@@ -1025,10 +1025,40 @@ static bool well_explained(const match_ctx *m, const hyp *h, const vis__object *
   return carpet_strip_shows(m, h, acc, n);
 }
 
+/* A card under a hand (or an arm, anything no face of the deck explains):
+ * the hand lies outside the object mask and hides whole sides, so too few
+ * side samples show an edge, though the card's face clearly explains what
+ * shows of it (tuning hard 3141: a carpet bazaar under a hand, face 0.93
+ * of 1305 at its true pose, edge 0.49 of 270, its short side under the
+ * fingers 0 of 52). A card whose face explains it clearly (CLEAR_SCORE of
+ * CLEAR_MIN or more: phantoms on wood explain 30-50 samples) has its
+ * outline judged where no such thing hides it: a side sample whose inner
+ * pixel its face does not explain, with no colour change across the side
+ * (the hand continues beyond the outline), is hidden. At most
+ * OCCLUDED_SHARE of the side samples: most of its outline must show. */
+#define OCCLUDED_SHARE 0.5
+static double unoccluded_edges(const match_ctx *m, const hyp *h, int *seen, double *weakest) {
+  vis__face_place face = vis__face_place_of(m->t, &m->tpl[h->best.face], &h->best);
+  int occluded;
+  double e = vis__outline_edges_unoccluded(m->t, &h->r, NULL, 0, m->claim, &face, m->mp->tau,
+                                           seen, weakest, &occluded);
+  if (m->mp->log)
+    fprintf(m->mp->log, "outline at %.0f %.0f %.1f under a non-deck thing: edge %.2f of %d, %d hidden\n",
+            h->r.center.x, h->r.center.y, h->r.angle_deg, e, *seen, occluded);
+  return occluded <= OCCLUDED_SHARE * (*seen + occluded) ? e : 0;
+}
+
+static bool clearly_explained_card(const match_ctx *m, const hyp *h) {
+  return h->best.face >= 0 && m->tpl[h->best.face].kind == VIS__FACE_TYPE &&
+         h->best.score >= CLEAR_SCORE && h->best.explained >= CLEAR_MIN;
+}
+
 static bool outline_shows(const match_ctx *m, const hyp *h) {
   int seen;
   double weakest;
   double e = edge_support(m->t, m->claim, &h->r, &seen, &weakest);
+  if (!(seen >= 10 && e >= 0.5) && clearly_explained_card(m, h))
+    e = unoccluded_edges(m, h, &seen, &weakest);
   if (!(seen >= 10 && e >= 0.5)) return false;
   /* hardly any object inside (fit.c's LSD corners): every side must show,
    * or the lines of a patterned cloth or wood make phantom cards */

@@ -489,6 +489,14 @@ bool vis__face_fit_poor_on_table(const vis__face_fit *ff, double colour_share);
  * object, or inside one of `others`. */
 double vis__outline_edges(const vis__table *t, const vis_rect *r, const vis_rect *others,
                           int n_others, const int16_t *claim, int *seen, double *weakest);
+/* vis__outline_edges, where a side sample that a thing no deck face
+ * explains hides (face: the card's placed face, tau: its residual
+ * cut-off; the inner pixel unexplained by it and no colour change across
+ * the side) counts as hidden too, in *occluded (face NULL: none). */
+double vis__outline_edges_unoccluded(const vis__table *t, const vis_rect *r,
+                                     const vis_rect *others, int n_others, const int16_t *claim,
+                                     const vis__face_place *face, double tau, int *seen,
+                                     double *weakest, int *occluded);
 /* The outline shows all round: an edge at VIS__OUTLINED_EDGES of at least
  * VIS__OUTLINED_SEEN visible side samples (analyze.c's faded cards,
  * match.c's faded card where a phantom was taken back). */
