@@ -112,12 +112,24 @@ static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
   h->tixf = h->tix + cap;
   double ax, ay, lx, ly;
   vis__face_axes(r, t->px_per_mm, false, &ax, &ay, &lx, &ly);
+  /* the across terms of every column once, as pose_cost: the same
+   * products and sums, (centre + dx a) + dy l, so the same x and y */
+  double stack[2 * 320], *col_x = stack, *col_y = stack + 320;
+  if (tw > 320) {
+    col_x = malloc(sizeof(double) * 2 * (size_t)tw);
+    if (!col_x) return false;
+    col_y = col_x + tw;
+  }
+  for (int i = step / 2; i < tw; i += step) {
+    double dx = (i + 0.5) * w_mm / tw - w_mm / 2;
+    col_x[i] = r->center.x + dx * ax;
+    col_y[i] = r->center.y + dx * ay;
+  }
   for (int j = step / 2; j < th; j += step)
     for (int i = step / 2; i < tw; i += step) {
-      double dx = (i + 0.5) * w_mm / tw - w_mm / 2;
       double dy = (j + 0.5) * h_mm / th - h_mm / 2;
-      double x = r->center.x + dx * ax + dy * lx;
-      double y = r->center.y + dx * ay + dy * ly;
+      double x = col_x[i] + dy * lx;
+      double y = col_y[i] + dy * ly;
       float lab[3];
       if (!vis__table_lab(t, x, y, lab)) continue;
       int k = h->n++;
@@ -127,6 +139,7 @@ static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
       h->pix[k] = vis__round(y) * t->lab.width + vis__round(x);
       memcpy(h->lab + 3 * k, lab, sizeof lab);
     }
+  if (col_x != stack) free(col_x);
   h->lab[3 * h->n] = 0; /* the spare lane of the last sample's load4 */
   h->alive = h->n > 0;
   return true;
