@@ -162,6 +162,32 @@ typedef float v4f __attribute__((vector_size(16)));
 typedef float v2f __attribute__((vector_size(8)));
 typedef double v4d __attribute__((vector_size(32))); /* two registers each */
 typedef int32_t v4i __attribute__((vector_size(16)));
+typedef double v2d __attribute__((vector_size(16)));
+
+/* A double sum of lanes 0..2 kept as a pair and a scalar: GCC keeps a
+ * v4d accumulator in memory across a gather loop (fit_sums' o*f sum was
+ * stored and loaded for every sample, 8 of its 27 x86-64 instructions
+ * per sample) and converts a v4d's upper half lane by lane; a pair and
+ * a scalar stay in registers. The same double additions per lane in the
+ * same order as a v4d's (lane 3, always 0, is not summed). */
+typedef struct {
+  v2d ab;   /* lanes 0, 1 */
+  double c; /* lane 2 */
+} acc3d;
+
+/* s += x converted to double, lane by lane. (Converted as a whole
+ * first: a pair shuffled out of a loaded x went through memory lane by
+ * lane, GCC 12.) */
+static inline void acc3d_add(acc3d *s, v4f x) {
+  v4d d = __builtin_convertvector(x, v4d);
+  s->ab += (v2d){d[0], d[1]};
+  s->c += d[2];
+}
+
+/* Lane c of s. */
+static inline double acc3d_lane(const acc3d *s, int c) {
+  return c < 2 ? s->ab[c] : s->c;
+}
 
 /* p[0..3]: p[3] must be readable (the next sample's L, or padding). */
 static inline v4f load4(const float *p) {
@@ -185,9 +211,9 @@ typedef struct {
 
 /* The samples' Lab summed over list[0..n-1], in order, as fit_sums does. */
 static void sample_sums(const hyp *h, const int *list, int n, double so[3]) {
-  v4d s = {0, 0, 0, 0};
-  for (int q = 0; q < n; q++) s += __builtin_convertvector(load4(h->lab + 3 * list[q]), v4d);
-  for (int c = 0; c < 3; c++) so[c] = s[c];
+  acc3d s = {{0, 0}, 0};
+  for (int q = 0; q < n; q++) acc3d_add(&s, load4(h->lab + 3 * list[q]));
+  for (int c = 0; c < 3; c++) so[c] = acc3d_lane(&s, c);
 }
 
 /* The fit's sums over fit[0..n-1] (s[0..3]: o, f, f*f, o*f per channel):
@@ -199,7 +225,7 @@ static void sample_sums(const hyp *h, const int *list, int n, double so[3]) {
 static inline __attribute__((always_inline)) void
 fit_sums(const hyp *h, const texel *tpl, const int *tix, const int *fit, int n,
          bool integral, bool with_o, double s[4][3]) {
-  v4d so = {0, 0, 0, 0}, sof = {0, 0, 0, 0}, sf = {0, 0, 0, 0}, sff = {0, 0, 0, 0};
+  acc3d so = {{0, 0}, 0}, sof = so, sf = so, sff = so;
   double sfi[3] = {0, 0, 0}, sffi[3] = {0, 0, 0};
   for (int q0 = 0; q0 < n; q0 += 64) {
     int q1 = q0 + 64 < n ? q0 + 64 : n;
@@ -208,23 +234,22 @@ fit_sums(const hyp *h, const texel *tpl, const int *tix, const int *fit, int n,
       int k = fit[q];
       const texel *t = &tpl[tix[k]];
       v4f o = load4(h->lab + 3 * k), of = o * t->f;
-      if (with_o) so += __builtin_convertvector(o, v4d);
-      sof += __builtin_convertvector(of, v4d);
+      if (with_o) acc3d_add(&so, o);
+      acc3d_add(&sof, of);
       if (integral) {
         si += t->i, sii += t->ii;
       } else {
-        v4f ff = t->f * t->f;
-        sf += __builtin_convertvector(t->f, v4d);
-        sff += __builtin_convertvector(ff, v4d);
+        acc3d_add(&sf, t->f);
+        acc3d_add(&sff, t->f * t->f);
       }
     }
     for (int c = 0; c < 3; c++) sfi[c] += si[c], sffi[c] += sii[c];
   }
   for (int c = 0; c < 3; c++) {
-    if (with_o) s[0][c] = so[c];
-    s[1][c] = integral ? sfi[c] : sf[c];
-    s[2][c] = integral ? sffi[c] : sff[c];
-    s[3][c] = sof[c];
+    if (with_o) s[0][c] = acc3d_lane(&so, c);
+    s[1][c] = integral ? sfi[c] : acc3d_lane(&sf, c);
+    s[2][c] = integral ? sffi[c] : acc3d_lane(&sff, c);
+    s[3][c] = acc3d_lane(&sof, c);
   }
 }
 
