@@ -997,15 +997,21 @@ static bool sliver_shows(const match_ctx *m, const hyp *h, const vis__object *ac
  * 3179, 354 of them) showed 0.04-0.89, but for one 19 mm along an
  * accepted palace, its own end (1.00 of 40), which overlaps that card
  * (overlaps_card); the real slivers 0.98-1.00 of 36-46. */
-static bool sliver_edge_shows(const match_ctx *m, const hyp *h) {
+/* A straight cut edge shows along most of h's outline where nothing
+ * accepted lies, from enough samples; `what` names h in the log. */
+static bool strip_edge_shows(const match_ctx *m, const hyp *h, const char *what) {
   int seen;
   double weakest;
   double e = edge_support(m->t, m->claim, &h->r, &seen, &weakest);
   if (m->mp->log)
-    fprintf(m->mp->log, "sliver at %.0f %.0f %.1f: face %d %d of %d, edge %.2f of %d\n",
+    fprintf(m->mp->log, "%s at %.0f %.0f %.1f: face %d %d of %d, edge %.2f of %d\n", what,
             h->r.center.x, h->r.center.y, h->r.angle_deg, h->best.face, h->best.explained,
             h->best.valid, e, seen);
   return seen >= VIS__SLIVER_EDGE_SEEN && e >= VIS__OUTLINED_EDGES;
+}
+
+static bool sliver_edge_shows(const match_ctx *m, const hyp *h) {
+  return strip_edge_shows(m, h, "sliver");
 }
 
 /* A sliver with fewer samples than an object needs explained
@@ -1051,14 +1057,7 @@ static bool carpet_strip_shows(const match_ctx *m, const hyp *h, const vis__obje
   if (m->tpl[h->best.face].kind == VIS__FACE_TYPE || h->best.score < CARPET_STRIP_SCORE ||
       near_accepted_pose(m, h, acc, n))
     return false;
-  int seen;
-  double weakest;
-  double e = edge_support(m->t, m->claim, &h->r, &seen, &weakest);
-  if (m->mp->log)
-    fprintf(m->mp->log, "carpet strip at %.0f %.0f %.1f: face %d %d of %d, edge %.2f of %d\n",
-            h->r.center.x, h->r.center.y, h->r.angle_deg, h->best.face, h->best.explained,
-            h->best.valid, e, seen);
-  return seen >= VIS__SLIVER_EDGE_SEEN && e >= VIS__OUTLINED_EDGES;
+  return strip_edge_shows(m, h, "carpet strip");
 }
 
 /* The cheap tests first: enough of it explained (acc, n: the objects
