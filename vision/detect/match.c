@@ -2966,14 +2966,18 @@ static int race_runner_of(const match_ctx *m, const type_race *r, const vis__obj
  * to 0.16 mm of its true pose, where its face fits at gain 0.87, offset 9
  * as the photo's cards do. The new fit is kept when it explains
  * REFIT_GAIN more of what shows: a fit that explained as much at the
- * accepted pose was not misled by it, and on a sliver of a few dozen
- * samples the fit of L is loose (tuning normal 3009: a green strip of 43
- * samples, all explained at both poses, went from gain 0.67, offset 42
- * to the bounds 0.50 and 60, and was dropped as a faded sliver). */
+ * accepted pose was not misled by it. Slivers (at most
+ * VIS__SLIVER_SHOWS of the carpet shows) keep theirs: on a hundred
+ * samples or fewer the fit of L is loose, and a refit only moves it
+ * along what it cannot tell (tuning normal 3009: a real green strip of
+ * 43 samples, all explained at both poses, went from gain 0.67, offset
+ * 42 to the bounds 0.50 and 60 and was dropped as a faded sliver; hard
+ * 3057: a phantom blue strip of 101 samples went from 0.50 and 60, a
+ * faded sliver, to 1.00 and -55, and was kept). */
 #define REFIT_GAIN 0.02
 static void settle_carpet(match_ctx *m, vis__object *o, int16_t i) {
   const vis__template *tp = &m->tpl[o->face];
-  if (o->lifted) return;
+  if (o->lifted || o->valid <= VIS__SLIVER_SHOWS * o->total) return;
   hyp h;
   if (!sample_hyp(m->t, &o->r_px, tp->w, tp->h, tp->w_mm, tp->h_mm, m->mp->step, &h) ||
       !h.alive) {
