@@ -2964,7 +2964,9 @@ static int race_runner_of(const match_ctx *m, const type_race *r, const vis__obj
  * real yellow carpet 60 % visible under two cards, accepted 4 degrees
  * off its pose at 547 of 777 (0.70, gain of L 0.55, offset 60), refined
  * to 0.16 mm of its true pose, where its face fits at gain 0.87, offset 9
- * as the photo's cards do. The new fit is kept when it explains
+ * as the photo's cards do (hard 3128: a fully visible yellow, a dim
+ * refit at 0.94, fits 1.00 in plain light at its refined pose, and its
+ * stacking on the lamp comes out right). The new fit is kept when it explains
  * REFIT_GAIN more of what shows: a fit that explained as much at the
  * accepted pose was not misled by it. Slivers (at most
  * VIS__SLIVER_SHOWS of the carpet shows) keep theirs: on a hundred
