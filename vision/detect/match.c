@@ -209,31 +209,42 @@ typedef struct {
   v4i i, ii;
 } texel;
 
-/* The samples' Lab summed over list[0..n-1], in order, as fit_sums does. */
-static void sample_sums(const hyp *h, const int *list, int n, double so[3]) {
-  acc3d s = {{0, 0}, 0};
-  for (int q = 0; q < n; q++) acc3d_add(&s, load4(h->lab + 3 * list[q]));
-  for (int c = 0; c < 3; c++) so[c] = acc3d_lane(&s, c);
-}
+/* The samples a sample list holds (match_ctx's list), packed in list
+ * order once per list (pack_list): each one's Lab as a vector (lane 3
+ * is 0) and its texel's byte offset in a face's texels, upright (at[0])
+ * and turned (at[1]). Every face's fit and count then walks the list in
+ * order: without the list -> sample -> texel index -> texel address
+ * steps per sample and face (8 of count4's 17 x86-64 instructions per
+ * sample, session 26). of, n: the Lab (a hypothesis's, or one freed of
+ * a lift) and the list length it was packed for. */
+typedef struct {
+  v4f *lab;
+  int *at[2];
+  const float *of;
+  int n;
+} packed;
 
-/* The fit's sums over fit[0..n-1] (s[0..3]: o, f, f*f, o*f per channel):
+/* The fit's sums over the packed samples at fit[0..n-1] (list positions;
+ * fit NULL: the first n) (s[0..3]: o, f, f*f, o*f per channel):
  * those of the per-channel double loop, bit for bit. o and o*f in double
  * in sample order; f and f*f, when integral, in int32 per block of 64
  * samples (at most 64 * 255^2), else in double. with_o false: s[0] is
  * left alone (the caller knows it). Inline with constant flags: loops
  * without tests per sample. */
 static inline __attribute__((always_inline)) void
-fit_sums(const hyp *h, const texel *tpl, const int *tix, const int *fit, int n,
+fit_sums(const packed *pk, const texel *tpl, bool turned, const int *fit, int n,
          bool integral, bool with_o, double s[4][3]) {
+  const char *base = (const char *)tpl;
+  const int *at = pk->at[turned];
   acc3d so = {{0, 0}, 0}, sof = so, sf = so, sff = so;
   double sfi[3] = {0, 0, 0}, sffi[3] = {0, 0, 0};
   for (int q0 = 0; q0 < n; q0 += 64) {
     int q1 = q0 + 64 < n ? q0 + 64 : n;
     v4i si = {0, 0, 0, 0}, sii = {0, 0, 0, 0};
-    for (int q = q0; q < q1; q++) {
-      int k = fit[q];
-      const texel *t = &tpl[tix[k]];
-      v4f o = load4(h->lab + 3 * k), of = o * t->f;
+    for (int i = q0; i < q1; i++) {
+      int q = fit ? fit[i] : i;
+      const texel *t = (const texel *)(const void *)(base + at[q]);
+      v4f o = pk->lab[q], of = o * t->f;
       if (with_o) acc3d_add(&so, o);
       acc3d_add(&sof, of);
       if (integral) {
@@ -253,26 +264,29 @@ fit_sums(const hyp *h, const texel *tpl, const int *tix, const int *fit, int n,
   }
 }
 
-/* Residual of sample k: per channel |w o - (g f + off)|, lanes 0..2. */
-static inline v4f residual4(const hyp *h, const texel *tpl, const int *tix, int k, v4f w,
+/* Residual of the packed sample at list position q: per channel
+ * |w o - (g f + off)|, lanes 0..2. base: the face's texels; at: the texel
+ * byte offsets of the orientation. */
+static inline v4f residual4(const packed *pk, const char *base, const int *at, int q, v4f w,
                             v4f g, v4f off) {
-  return abs4(w * load4(h->lab + 3 * k) - (g * tpl[tix[k]].f + off));
+  const texel *t = (const texel *)(const void *)(base + at[q]);
+  return abs4(w * pk->lab[q] - (g * t->f + off));
 }
 
-/* Counts the samples mask[*q..] explained, four at a time while four are
- * left before q1 (*q moves past them): the four residual vectors turned
+/* Counts the packed samples at list positions *q.. explained, four at a
+ * time while four are left before q1 (*q moves past them): the four residual vectors turned
  * into L, a, b vectors, summed (L + a) + b per sample as the scalar
  * code. */
-static int count4(const hyp *h, const texel *tpl, const int *tix, const int *mask, int *q,
-                  int q1, v4f w, v4f g, v4f off, float tau) {
+static int count4(const packed *pk, const char *base, const int *at, int *q, int q1, v4f w,
+                  v4f g, v4f off, float tau) {
   const v4f t4 = {tau, tau, tau, tau};
   v4i n = {0, 0, 0, 0};
   int k = *q;
   for (; k + 4 <= q1; k += 4) {
-    v4f d0 = residual4(h, tpl, tix, mask[k], w, g, off);
-    v4f d1 = residual4(h, tpl, tix, mask[k + 1], w, g, off);
-    v4f d2 = residual4(h, tpl, tix, mask[k + 2], w, g, off);
-    v4f d3 = residual4(h, tpl, tix, mask[k + 3], w, g, off);
+    v4f d0 = residual4(pk, base, at, k, w, g, off);
+    v4f d1 = residual4(pk, base, at, k + 1, w, g, off);
+    v4f d2 = residual4(pk, base, at, k + 2, w, g, off);
+    v4f d3 = residual4(pk, base, at, k + 3, w, g, off);
     /* GCC >= 12 and Clang both know __builtin_shufflevector */
     v4f a01 = __builtin_shufflevector(d0, d1, 0, 4, 1, 5); /* L0 L1 a0 a1 */
     v4f a23 = __builtin_shufflevector(d2, d3, 0, 4, 1, 5); /* L2 L3 a2 a3 */
@@ -287,20 +301,20 @@ static int count4(const hyp *h, const texel *tpl, const int *tix, const int *mas
   return n[0] + n[1] + n[2] + n[3];
 }
 
-/* As count4, and the samples explained appended in mask's order to
- * ok[*n_ok..] (*n_ok grows by the count): the same sum per sample as
+/* As count4, and the list positions of the samples explained appended
+ * in order to ok[*n_ok..] (*n_ok grows by the count): the same sum per sample as
  * count4 and the one-at-a-time loop, so the same samples, four at a time
  * (the full score's first count, 0.2 G of a 720p frame one sample at a
  * time with a flag per sample and a second pass over the flags). */
-static void list4(const hyp *h, const texel *tpl, const int *tix, const int *mask, int *q,
-                  int q1, v4f w, v4f g, v4f off, float tau, int *ok, int *n_ok) {
+static void list4(const packed *pk, const char *base, const int *at, int *q, int q1, v4f w,
+                  v4f g, v4f off, float tau, int *ok, int *n_ok) {
   const v4f t4 = {tau, tau, tau, tau};
   int k = *q, n = *n_ok;
   for (; k + 4 <= q1; k += 4) {
-    v4f d0 = residual4(h, tpl, tix, mask[k], w, g, off);
-    v4f d1 = residual4(h, tpl, tix, mask[k + 1], w, g, off);
-    v4f d2 = residual4(h, tpl, tix, mask[k + 2], w, g, off);
-    v4f d3 = residual4(h, tpl, tix, mask[k + 3], w, g, off);
+    v4f d0 = residual4(pk, base, at, k, w, g, off);
+    v4f d1 = residual4(pk, base, at, k + 1, w, g, off);
+    v4f d2 = residual4(pk, base, at, k + 2, w, g, off);
+    v4f d3 = residual4(pk, base, at, k + 3, w, g, off);
     v4f a01 = __builtin_shufflevector(d0, d1, 0, 4, 1, 5);
     v4f a23 = __builtin_shufflevector(d2, d3, 0, 4, 1, 5);
     v4f b01 = __builtin_shufflevector(d0, d1, 2, 6, 3, 7);
@@ -310,10 +324,10 @@ static void list4(const hyp *h, const texel *tpl, const int *tix, const int *mas
     v4f B = __builtin_shufflevector(b01, b23, 0, 1, 4, 5);
     v4i yes = (L + A) + B < t4; /* -1 where explained */
     /* appended without branches: each slot is written, kept when explained */
-    ok[n] = mask[k], n -= yes[0];
-    ok[n] = mask[k + 1], n -= yes[1];
-    ok[n] = mask[k + 2], n -= yes[2];
-    ok[n] = mask[k + 3], n -= yes[3];
+    ok[n] = k, n -= yes[0];
+    ok[n] = k + 1, n -= yes[1];
+    ok[n] = k + 2, n -= yes[2];
+    ok[n] = k + 3, n -= yes[3];
   }
   *q = k;
   *n_ok = n;
@@ -333,11 +347,11 @@ static double chroma_floor(double gl) {
 
 enum { FIT_BOUNDED, FIT_DIM, FIT_WASHED }; /* fit_and_count's modes */
 
-/* Fits gain/offset per channel over the samples fit[0..n_fit-1], then
- * counts the samples mask[0..n_mask-1] the fitted face explains and lists
- * them in ok[] (sample indices, in mask's order). Lists of sample indices,
- * increasing: no tests per sample in the inner loops. tix: each sample's
- * texel in the face (upright or turned); integral: the face's Lab is all
+/* Fits gain/offset per channel over the packed samples at list positions
+ * fit[0..n_fit-1] (fit NULL: the first n_fit), then counts the first
+ * n_mask packed samples the fitted face explains and lists them in ok[]
+ * (list positions, increasing): no tests per sample in the inner loops.
+ * turned: the face turned (pk->at[1]); integral: the face's Lab is all
  * integers; mode FIT_DIM: a and b's gains may fall to DIM_CHROMA times L's
  * (dim_carpet), FIT_WASHED: that and L's offset up to WASHED_OFFSET_MAX
  * (washed_card); so_fit: sample_sums of the fit list, or NULL. ok NULL: count
@@ -347,22 +361,28 @@ enum { FIT_BOUNDED, FIT_DIM, FIT_WASHED }; /* fit_and_count's modes */
  * writes each slot before it knows whether to keep it). sums: the fit's
  * sums (fit_sums) are left there, or NULL when the caller has no use for
  * them. */
-static int fit_and_count(const hyp *h, const texel *tpl, bool integral, int mode,
-                         const int *tix, const int *fit, int n_fit, const double *so_fit,
-                         const int *mask, int n_mask, double tau, double gain[3],
-                         double offset[3], int *ok, int give_up, double sums[4][3]) {
+static int fit_and_count(const packed *pk, const texel *tpl, bool integral, int mode,
+                         bool turned, const int *fit, int n_fit, const double *so_fit,
+                         int n_mask, double tau, double gain[3], double offset[3], int *ok,
+                         int give_up, double sums[4][3]) {
   double own_sums[4][3];
   if (!sums) sums = own_sums;
-  if (so_fit) {
+  /* so_fit is given for the first fit, over the whole list (fit NULL) */
+  if (so_fit && !fit) {
     memcpy(sums[0], so_fit, sizeof sums[0]);
     if (integral)
-      fit_sums(h, tpl, tix, fit, n_fit, true, false, sums);
+      fit_sums(pk, tpl, turned, NULL, n_fit, true, false, sums);
     else
-      fit_sums(h, tpl, tix, fit, n_fit, false, false, sums);
+      fit_sums(pk, tpl, turned, NULL, n_fit, false, false, sums);
+  } else if (!fit) {
+    if (integral)
+      fit_sums(pk, tpl, turned, NULL, n_fit, true, true, sums);
+    else
+      fit_sums(pk, tpl, turned, NULL, n_fit, false, true, sums);
   } else if (integral) {
-    fit_sums(h, tpl, tix, fit, n_fit, true, true, sums);
+    fit_sums(pk, tpl, turned, fit, n_fit, true, true, sums);
   } else {
-    fit_sums(h, tpl, tix, fit, n_fit, false, true, sums);
+    fit_sums(pk, tpl, turned, fit, n_fit, false, true, sums);
   }
   const double *so = sums[0], *sf = sums[1], *sff = sums[2], *sof = sums[3];
   for (int c = 0; c < 3; c++) {
@@ -386,18 +406,20 @@ static int fit_and_count(const hyp *h, const texel *tpl, bool integral, int mode
   const v4f off = {(float)offset[0] * channel_weight[0], (float)offset[1],
                    (float)offset[2], 0};
   const float ftau = (float)tau;
+  const char *base = (const char *)tpl;
+  const int *at = pk->at[turned];
   int count = 0;
   for (int q0 = 0; q0 < n_mask; q0 += 64) {
     if (give_up >= 0 && count + (n_mask - q0) <= give_up) return -1;
     int q1 = q0 + 64 < n_mask ? q0 + 64 : n_mask, q = q0;
     if (ok)
-      list4(h, tpl, tix, mask, &q, q1, w, g, off, ftau, ok, &count);
+      list4(pk, base, at, &q, q1, w, g, off, ftau, ok, &count);
     else
-      count += count4(h, tpl, tix, mask, &q, q1, w, g, off, ftau);
+      count += count4(pk, base, at, &q, q1, w, g, off, ftau);
     for (; q < q1; q++) {
-      v4f d = residual4(h, tpl, tix, mask[q], w, g, off);
+      v4f d = residual4(pk, base, at, q, w, g, off);
       bool yes = d[0] + d[1] + d[2] < ftau;
-      if (ok && yes) ok[count] = mask[q];
+      if (ok && yes) ok[count] = q;
       count += yes;
     }
   }
@@ -413,7 +435,8 @@ typedef struct {
   const bool *integral;    /* per template: its Lab is all integers */
   const int16_t *claim; /* per table pixel: accepted object or -1 */
   const bool *used;     /* per template: its carpet is taken */
-  int *list, *ok;       /* scratch: sample indices */
+  int *list, *ok;       /* scratch: sample indices (ok: list positions, fit_face) */
+  packed *pk;           /* scratch: list's samples packed (pack_list) */
   int16_t self;         /* claims at or above self count as free (logging) */
 } match_ctx;
 
@@ -422,14 +445,36 @@ static inline bool is_free(const match_ctx *m, int pix) {
   return pix >= 0 && (m->claim[pix] < 0 || m->claim[pix] >= m->self);
 }
 
-/* Lists in m->list the samples not claimed yet (of every stride-th one);
- * returns how many. so: their Lab summed (sample_sums), for every face's
- * fit on that list. */
+/* Packs the samples m->list[0..valid) of h (h->lab: its own Lab or one
+ * freed of a lift) into m->pk, for every face's fit and count on that
+ * list. so (or NULL): their Lab summed in list order, as fit_sums sums
+ * o: the same double additions per lane in the same order. */
+static void pack_list(const match_ctx *m, const hyp *h, int valid, double so[3]) {
+  packed *pk = m->pk;
+  acc3d s = {{0, 0}, 0};
+  for (int q = 0; q < valid; q++) {
+    int k = m->list[q];
+    v4f o = load4(h->lab + 3 * k);
+    o[3] = 0;
+    pk->lab[q] = o;
+    pk->at[0][q] = h->tix[k] * (int)sizeof(texel);
+    pk->at[1][q] = h->tixf[k] * (int)sizeof(texel);
+    acc3d_add(&s, o);
+  }
+  pk->of = h->lab;
+  pk->n = valid;
+  if (so)
+    for (int c = 0; c < 3; c++) so[c] = acc3d_lane(&s, c);
+}
+
+/* Lists in m->list the samples not claimed yet (of every stride-th one)
+ * and packs them (pack_list); returns how many. so: their Lab summed,
+ * for every face's fit on that list. */
 static int free_samples(const match_ctx *m, const hyp *h, int stride, double so[3]) {
   int valid = 0;
   for (int k = 0; k < h->n; k += stride)
     if (is_free(m, h->pix[k])) m->list[valid++] = k;
-  sample_sums(h, m->list, valid, so);
+  pack_list(m, h, valid, so);
   return valid;
 }
 
@@ -443,13 +488,16 @@ static int fit_face(const match_ctx *m, const hyp *h, int valid, const double so
                     bool flipped, bool coarse, int mode, int give_up, double gain[3],
                     double offset[3], double sums[4][3]) {
   const texel *tpl = m->tex[f];
-  const int *tix = flipped ? h->tixf : h->tix;
   bool integral = m->integral[f];
-  int n1 = fit_and_count(h, tpl, integral, mode, tix, m->list, valid, so, m->list, valid,
+  /* the list is packed where it is made (free_samples) or given another
+   * Lab (lift_all, refit_under); h's own Lab again after a lifted one
+   * (glare_reference) is packed here */
+  if (m->pk->of != h->lab || m->pk->n != valid) pack_list(m, h, valid, NULL);
+  int n1 = fit_and_count(m->pk, tpl, integral, mode, flipped, NULL, valid, so, valid,
                          m->mp->tau, gain, offset, coarse ? NULL : m->ok,
                          coarse ? give_up : -1, sums);
   if (n1 >= 8 && !coarse)
-    n1 = fit_and_count(h, tpl, integral, mode, tix, m->ok, n1, NULL, m->list, valid,
+    n1 = fit_and_count(m->pk, tpl, integral, mode, flipped, m->ok, n1, NULL, valid,
                        m->mp->tau, gain, offset, NULL, give_up, NULL);
   return n1;
 }
@@ -1580,7 +1628,7 @@ static bool refit_under(const match_ctx *m, const hyp *h, int valid, const lift_
     hc.freed = true;
     double so[3];
     free_of_lift(h, lf, clear, g_of);
-    sample_sums(&hc, m->list, valid, so);
+    pack_list(m, &hc, valid, so);
     fit_lifted(m, h, &hc, valid, so, g_of, o);
   }
   free(clear);
@@ -1637,7 +1685,7 @@ static bool lift_all(const match_ctx *m, const hyp *h, int valid, const vis__obj
   hc.freed = true;
   double so[3];
   free_of_lift(h, lf, clear, g_of);
-  sample_sums(&hc, m->list, valid, so);
+  pack_list(m, &hc, valid, so);
   fit_lifted(m, h, &hc, valid, so, g_of, &o);
   frame_lift(m, h, &o, lf, &step);
   *frame_only = *lf;
@@ -1650,7 +1698,7 @@ static bool lift_all(const match_ctx *m, const hyp *h, int valid, const vis__obj
     fprintf(m->mp->log, "\n");
   }
   free_of_lift(h, lf, clear, g_of);
-  sample_sums(&hc, m->list, valid, so);
+  pack_list(m, &hc, valid, so);
   *top = 0;
   for (int c = 0; c < n_cand; c++) {
     lifted[c] = cand[c];
@@ -3397,12 +3445,14 @@ typedef struct {
   const texel **tex;
   bool *integral;
   texel *texels;
+  packed *packs; /* per worker */
 } match_tables;
 
 static void tables_free(match_tables *mt) {
   free(mt->claim);
   free(mt->used);
   free(mt->scratch);
+  free(mt->packs);
   free(mt->tex);
   free(mt->integral);
   free(mt->texels);
@@ -3415,22 +3465,30 @@ static bool tables_make(const vis__table *t, const vis__template *tpl, int n_tpl
   size_t npx = (size_t)t->lab.width * (size_t)t->lab.height;
   int max_samples = 0;
   for (int f = 0; f < n_tpl; f++) max_samples = (int)fmax(max_samples, tpl[f].w * tpl[f].h);
-  /* per worker: two sample lists */
-  size_t per_worker = (2 * sizeof(int) * ((size_t)max_samples + 1) + 15) / 16 * 16;
+  /* per worker: the packed Lab (16-byte vectors first: the scratch and
+   * per_worker are multiples of 16), two sample lists, two texel offset
+   * lists */
+  size_t cap = (size_t)max_samples + 1;
+  size_t per_worker = (sizeof(v4f) * cap + 4 * sizeof(int) * cap + 15) / 16 * 16;
   *mt = (match_tables){malloc(sizeof(int16_t) * npx), calloc((size_t)n_tpl + 1, sizeof(bool)),
-                       malloc((size_t)threads * per_worker),
+                       aligned_alloc(16, (size_t)threads * per_worker),
                        malloc(sizeof(texel *) * ((size_t)n_tpl + 1)),
-                       malloc(sizeof(bool) * ((size_t)n_tpl + 1)), NULL};
+                       malloc(sizeof(bool) * ((size_t)n_tpl + 1)), NULL,
+                       malloc(sizeof(packed) * (size_t)threads)};
   if (mt->tex && mt->integral) mt->texels = build_texels(tpl, n_tpl, mt->tex, mt->integral);
-  if (!mt->claim || !mt->used || !mt->scratch || !mt->texels) {
+  if (!mt->claim || !mt->used || !mt->scratch || !mt->texels || !mt->packs) {
     tables_free(mt);
     return false;
   }
   for (size_t i = 0; i < npx; i++) mt->claim[i] = -1;
   for (int w = 0; w < threads; w++) {
-    int *list = (int *)(void *)(mt->scratch + (size_t)w * per_worker);
+    uint8_t *mine = mt->scratch + (size_t)w * per_worker;
+    v4f *lab = (v4f *)(void *)mine;
+    int *list = (int *)(void *)(lab + cap);
+    packed *pk = &mt->packs[w];
+    *pk = (packed){lab, {list + 2 * cap, list + 3 * cap}, NULL, -1};
     workers[w] = (match_ctx){t, tpl, n_tpl, mp, mt->tex, mt->integral, mt->claim, mt->used, list,
-                             list + max_samples + 1, INT16_MAX};
+                             list + cap, pk, INT16_MAX};
   }
   return true;
 }
