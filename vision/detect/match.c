@@ -1223,6 +1223,34 @@ static void claim_rect(const vis__table *t, const vis_rect *r, int16_t id,
  * face's fitted colour per texel (fitted_face). n_shown: the samples shown
  * where the search started (0: not kept); those no longer shown count as
  * misfits at the cap. *n_seen (may be NULL): the samples shown here. */
+/* The sum over channels of channel_weight times |table Lab - p| at the
+ * table's pixel pair r0, r1 and fractions fx, fy (vis__table_at): the
+ * Lab as vis__table_lab gives it (rounded to float), then in double. With
+ * SSE2 L and a as a pair, in registers (session 27: pose_cost stored the
+ * three floats and loaded them again); the same double operations per
+ * channel in the same order (the weights of a and b are 1: x * 1 is x,
+ * 0 + x is x for x >= 0), so the same value bit for bit. */
+static inline double misfit(const uint8_t *r0, const uint8_t *r1, double fx, double fy,
+                            const double *p) {
+#if defined(__SSE2__)
+  __m128d la;
+  double b;
+  vis__bilinear_sse2(r0, r1, fx, fy, &la, &b);
+  const __m128d abs_mask = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX));
+  const __m128d w = _mm_set_pd(channel_weight[1], channel_weight[0]);
+  __m128d d = _mm_sub_pd(_mm_cvtps_pd(_mm_cvtpd_ps(la)), _mm_loadu_pd(p));
+  d = _mm_mul_pd(_mm_and_pd(d, abs_mask), w);
+  double res = _mm_cvtsd_f64(d) + _mm_cvtsd_f64(_mm_unpackhi_pd(d, d));
+  return res + channel_weight[2] * fabs((double)(float)b - p[2]);
+#else
+  float lab[3];
+  vis__bilinear(r0, r1, fx, fy, lab);
+  double res = 0;
+  for (int k = 0; k < 3; k++) res += channel_weight[k] * fabs(lab[k] - p[k]);
+  return res;
+#endif
+}
+
 static double pose_cost(const vis__table *t, const vis__template *tp,
                         const int16_t *claim, int16_t self, const double *pred,
                         const vis_rect *r, bool flipped, int stride, int n_shown,
@@ -1255,11 +1283,10 @@ static double pose_cost(const vis__table *t, const vis__template *tp,
       if (ix < 0 || iy < 0 || ix >= t->lab.width || iy >= t->lab.height) continue;
       int16_t c = claim[iy * t->lab.width + ix];
       if (c >= 0 && c < self) continue;
-      float lab[3];
-      if (!vis__table_lab(t, x, y, lab)) continue;
-      const double *p = prow + 3 * i;
-      double res = 0;
-      for (int k = 0; k < 3; k++) res += channel_weight[k] * fabs(lab[k] - p[k]);
+      const uint8_t *r0, *r1;
+      double fx, fy;
+      if (!vis__table_at(t, x, y, &r0, &r1, &fx, &fy)) continue;
+      double res = misfit(r0, r1, fx, fy, prow + 3 * i);
       sum += res < cap ? res : cap; /* fmin without the libm call */
       n++;
     }
