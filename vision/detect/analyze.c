@@ -482,7 +482,7 @@ static void fit_alone(const vis_analyzer *an, const vis__table *t, const vis__ob
   int n = 0;
   for (int j = 0; j < n_obj && n < 64; j++)
     if (j != i) others[n++] = obj[j].r_px;
-  vis__face_fit_measure(t, &an->tpl[obj[i].face], &obj[i], others, n, NULL, 0, 1, ff);
+  vis__face_fit_measure(t, &an->tpl[obj[i].face], &obj[i], n ? others : NULL, n, NULL, 0, 1, ff);
 }
 
 /* A type told from under a fifth of the card is a guess the player must
@@ -693,6 +693,15 @@ static bool card_phantom(const vis_analyzer *an, const vis__table *t, const vis_
                          int n_kept, int k, double colour_share) {
   vis__face_fit ff;
   fit_alone(an, t, kept, n_kept, k, &ff);
+  if (vis__face_fit_no_card_on_table(&ff, colour_share)) { /* a hand on it? */
+    vis_rect others[64];
+    int n_others = outlines_of_others(kept, n_kept, k, others);
+    vis__occluded_fit of;
+    if (!vis__occluded_card(t, &an->tpl[kept[k].face], &kept[k], others, n_others, NULL, 0, 1,
+                            &of))
+      return true;
+    ff = of.fit;
+  }
   return vis__face_fit_no_card_on_table(&ff, colour_share) ||
          (faded_onto_table(&kept[k], colour_share) && !outlined_all_round(t, kept, n_kept, k) &&
           !outlined_sliver(t, kept, n_kept, k, &ff)) ||

@@ -1788,6 +1788,23 @@ static bool outline_all_round(const match_ctx *m, const hyp *h) {
   return vis__outlined_all_round(m->t, &h->r, NULL, 0, m->claim);
 }
 
+
+/* A card that shows no card frame may lie under a hand: its face is
+ * judged on what the hand and its shadow leave (vis__occluded_card). */
+static int under_a_hand(const match_ctx *m, const hyp *h, vis__object *probe, int16_t n_acc) {
+  vis__occluded_fit of;
+  bool card = vis__occluded_card(m->t, &m->tpl[probe->face], probe, NULL, 0, m->claim, n_acc,
+                                 m->mp->threads, &of);
+  if (m->mp->log && of.hidden)
+    fprintf(m->mp->log,
+            "hyp at %.0f %.0f: under a hand %.2f hidden: face fit %.3f of %d worst %.3f ring "
+            "%.3f of %d, edge %.2f of %d (%d hidden)%s\n",
+            h->r.center.x, h->r.center.y, of.share, of.fit.score, of.fit.n, of.fit.worst,
+            of.fit.ring, of.fit.ring_n, of.edges, of.seen, of.occluded, card ? ": a card" : "");
+  probe->under_hand = card;
+  return card ? SHOWS_CARD : SHOWS_NO_CARD;
+}
+
 static int shows_card(const match_ctx *m, const hyp *h, const vis__object *acc, int16_t n_acc,
                       vis__object *probe, bool *refined) {
   *refined = false;
@@ -1833,7 +1850,7 @@ static int shows_card(const match_ctx *m, const hyp *h, const vis__object *acc, 
             h->r.center.x, h->r.center.y, ff.score, ff.n, ff.worst, ff.ring, ff.ring_n);
   if (vis__face_fit_no_card(&ff)) { /* glare, or no card at all */
     vis__object lifted = *probe;
-    if (!lift_probe(m, h, &lifted)) return SHOWS_NO_CARD;
+    if (!lift_probe(m, h, &lifted)) return under_a_hand(m, h, probe, n_acc);
     vis__face_fit_measure(m->t, &m->tpl[lifted.face], &lifted, NULL, 0, m->claim, n_acc,
                           m->mp->threads, &ff);
     if (m->mp->log)
@@ -1843,7 +1860,7 @@ static int shows_card(const match_ctx *m, const hyp *h, const vis__object *acc, 
      * does: with the frame test alone, faces lifted onto cloth near a
      * glare spot were taken (tuning hard 3038, 3112: phantom objects) */
     if (vis__face_fit_no_card(&ff) || vis__face_fit_poor(&ff) || ff.ring < CLEAR_RING)
-      return SHOWS_NO_CARD;
+      return under_a_hand(m, h, probe, n_acc);
     *probe = lifted;
   }
   if (!vis__face_fit_poor(&ff)) return SHOWS_CARD;
@@ -3083,6 +3100,21 @@ static void settle_carpet(match_ctx *m, vis__object *o, int16_t i) {
   free_hyp(&h);
 }
 
+/* A card accepted under a hand: the samples the hand and its shadow
+ * hide (vis__occluder_find for its face) are left out of the type's
+ * settling, as what an object accepted on it hides: without it the hand's
+ * skin decided between the types (tuning hard 3009: a lamp under a hand
+ * settled as a palace, which then showed no card). */
+static void hide_hand(const match_ctx *m, const vis__object *o, hyp *h) {
+  vis__occluder oc;
+  if (!vis__occluder_find(m->t, &m->tpl[o->face], o, NULL, 0, m->claim, m->self, m->mp->tau, &oc))
+    return;
+  const int W = m->t->lab.width;
+  for (int k = 0; k < h->n; k++)
+    if (h->pix[k] >= 0 && vis__occluded(&oc, h->pix[k] % W, h->pix[k] / W)) h->pix[k] = -1;
+  vis__occluder_free(&oc);
+}
+
 /* The type of accepted card i (*o) settled; normal_gain: the photo's
  * gain of L (photo_gain; 0: unknown), pc its colours (photo_colour_of).
  * A carpet's face is only fitted again at its refined pose (settle_carpet). */
@@ -3102,6 +3134,7 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i, double normal_g
     return; /* out of memory or off the table: keep the matcher's */
   }
   m->self = i;
+  if (o->under_hand) hide_hand(m, o, &h);
   double so[3];
   int valid = free_samples(m, &h, 1, so);
   vis__object cand[2 * VIS_TYPE_COUNT];
@@ -3140,7 +3173,9 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i, double normal_g
     if (m->mp->log)
       fprintf(m->mp->log, "object %d: type %d settled as %d\n", i, tp->index,
               m->tpl[cand[r.win].face].index);
+    bool hand = o->under_hand;
     take_face(m, &h, &sv, o, r.win);
+    o->under_hand = hand;
   }
   /* the same type: the matcher's runner-up and margin stand (its four
    * candidates were the closest faces at its pose) */
@@ -3791,6 +3826,7 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
       break;
     }
     vis__object o = H[bi].best;
+    o.under_hand = is_refined[n] && refined[n].under_hand;
     if (mp->log)
       fprintf(mp->log, "accept %d: hyp %d face %d expl %d valid %d score %.2f at %.0f %.0f %.1f\n", n,
               bi, o.face, o.explained, o.valid, o.score, o.r_px.center.x, o.r_px.center.y,

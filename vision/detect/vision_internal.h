@@ -361,6 +361,9 @@ typedef struct {
    * under a glare (match.c settle_type) */
   bool lifted;
   float lift[VIS__LIFT_CELLS_X * VIS__LIFT_CELLS_Y];
+  /* a card accepted under a hand (vis__occluded_card): its type is
+   * settled on what the hand leaves */
+  bool under_hand;
 } vis__object;
 
 /* The matcher's lowest gain of a and b: light changes colour little.
@@ -535,6 +538,53 @@ typedef struct {
 void vis__face_fit_measure(const vis__table *t, const vis__template *tp, const vis__object *o,
                            const vis_rect *others, int n_others, const int16_t *claim,
                            int16_t self, int threads, vis__face_fit *ff);
+/* A hand or an arm over a card: the cells of a 1 mm lattice around it
+ * (hid[k * nx + i] == 2 at (gx0 + i step, gy0 + k step)) that no deck
+ * face and not the table explains, reached from VIS__OCC_REACH_MM beyond
+ * the card's outline. */
+typedef struct {
+  double gx0, gy0, step;
+  int nx, ny;
+  uint8_t *hid;
+} vis__occluder;
+#define VIS__OCC_REACH_MM 20.0
+#define VIS__OCC_TABLE_SHARE 0.1
+#define VIS__OCC_THIN_MM 2
+#define VIS__OCC_SHADOW_MM 4
+/* Finds it for object o's face (others, and what the claim map holds of
+ * objects other than self: not the occluder; tau: the residual that
+ * explains); returns how many cells inside
+ * the card it hides (0 and nothing to free on failure). */
+int vis__occluder_find(const vis__table *t, const vis__template *tp, const vis__object *o,
+                       const vis_rect *others, int n_others, const int16_t *claim, int16_t self,
+                       double tau, vis__occluder *oc);
+bool vis__occluded(const vis__occluder *oc, double x, double y);
+/* vis__outline_edges (no others) where a side sample whose inner pixel the
+ * occluder hides counts as hidden, in *occluded. */
+double vis__outline_edges_occ(const vis__table *t, const vis_rect *r, const int16_t *claim,
+                              const vis__occluder *occ, int *seen, double *weakest,
+                              int *occluded);
+void vis__occluder_free(vis__occluder *oc);
+/* A card under a hand: an occluder (vis__occluder_find) hides a tenth to
+ * three fifths of its samples, and the rest shows a card clearly (its
+ * face explains 0.9 of it and 0.93 of the frame, no poor cell) with its
+ * outline where the occluder does not hide it (an edge at 0.75 of 100
+ * side samples or more). of: the numbers, for the log. */
+typedef struct {
+  int hidden;          /* lattice cells inside the card the occluder hides */
+  double share;        /* of the samples that show without it, those it hides */
+  vis__face_fit fit;   /* on the rest */
+  double edges, weakest;
+  int seen, occluded;  /* side samples asked, and hidden by the occluder */
+} vis__occluded_fit;
+bool vis__occluded_card(const vis__table *t, const vis__template *tp, const vis__object *o,
+                        const vis_rect *others, int n_others, const int16_t *claim, int16_t self,
+                        int threads, vis__occluded_fit *of);
+/* vis__face_fit_measure with the occluder's cells hidden too (occ NULL: none). */
+void vis__face_fit_measure_occluded(const vis__table *t, const vis__template *tp,
+                                    const vis__object *o, const vis_rect *others, int n_others,
+                                    const int16_t *claim, int16_t self, const vis__occluder *occ,
+                                    int threads, vis__face_fit *ff);
 /* Part of the card is not what the face shows: a type missing from the
  * deck (or glare). Report it uncertain. */
 bool vis__face_fit_poor(const vis__face_fit *ff);
