@@ -332,25 +332,30 @@ bool vis__outlined_all_round(const vis__table *t, const vis_rect *r, const vis_r
 #define OCC_HIST_STEP 4
 static bool table_colours(const vis__table *t, float *hist) {
   memset(hist, 0, sizeof(float) * VIS__NBINS);
+  enum { CELL_SAMPLES = (OCC_CELL_PX / OCC_HIST_STEP) * (OCC_CELL_PX / OCC_HIST_STEP) };
   uint16_t *cnt = calloc(VIS__NBINS, sizeof *cnt);
   if (!cnt) return false;
-  int cells = 0;
+  int cells = 0, bins[CELL_SAMPLES];
   for (int cy = 0; cy + OCC_CELL_PX <= t->lab.height; cy += OCC_CELL_PX)
     for (int cx = 0; cx + OCC_CELL_PX <= t->lab.width; cx += OCC_CELL_PX) {
-      int n = 0, total = 0;
-      memset(cnt, 0, sizeof(uint16_t) * VIS__NBINS);
+      int n = 0, total = 0, n_bins = 0;
       for (int y = cy; y < cy + OCC_CELL_PX; y += OCC_HIST_STEP) {
         const uint8_t *p = tp_image_row(&t->smooth, y), *q = tp_image_row(&t->rgb, y);
         const uint8_t *m = tp_image_row(&t->object, y);
         for (int x = cx; x < cx + OCC_CELL_PX; x += OCC_HIST_STEP) {
           total++;
-          if ((q[3 * x] | q[3 * x + 1] | q[3 * x + 2]) && !m[x]) cnt[vis__bin(p + 3 * x)]++, n++;
+          if (!(q[3 * x] | q[3 * x + 1] | q[3 * x + 2]) || m[x]) continue;
+          int b = vis__bin(p + 3 * x);
+          if (!cnt[b]++) bins[n_bins++] = b;
+          n++;
         }
       }
-      if (2 * n < total) continue; /* mostly objects or unseen */
-      cells++;
-      for (int k = 0; k < VIS__NBINS; k++)
-        if (cnt[k] && cnt[k] >= OCC_CELL_SHARE * n) hist[k] += 1;
+      bool table = 2 * n >= total; /* else mostly objects or unseen */
+      cells += table;
+      for (int k = 0; k < n_bins; k++) {
+        if (table && cnt[bins[k]] >= OCC_CELL_SHARE * n) hist[bins[k]] += 1;
+        cnt[bins[k]] = 0;
+      }
     }
   free(cnt);
   if (!cells) return false;
