@@ -362,8 +362,10 @@ typedef struct {
   bool lifted;
   float lift[VIS__LIFT_CELLS_X * VIS__LIFT_CELLS_Y];
   /* a card accepted under a hand (vis__occluded_card): its type is
-   * settled on what the hand leaves */
+   * settled on what the hand leaves; hand_share: the share of its
+   * samples the hand and its shadow hide (for the reason given) */
   bool under_hand;
+  float hand_share;
 } vis__object;
 
 /* The matcher's lowest gain of a and b: light changes colour little.
