@@ -135,6 +135,8 @@ static void table_free(vis__table *t) {
   tp_image_free(&t->lab);
   tp_image_free(&t->object);
   tp_image_free(&t->smooth);
+  vis__table_memo_free(t->memo);
+  t->memo = NULL;
 }
 
 /* The smooth image (lab blurred to about a millimetre) in bands of rows
@@ -198,7 +200,8 @@ static tp_status rectify(const vis_analyzer *an, const tp_image *rgb,
   t->y0_mm = y0;
   t->threads = an->s.threads;
   if (tp_image_alloc(&t->object, w, h, 1) || alloc_written(&t->rgb, &t->object, 3) ||
-      alloc_written(&t->lab, &t->object, 3) || alloc_written(&t->smooth, &t->object, 3))
+      alloc_written(&t->lab, &t->object, 3) || alloc_written(&t->smooth, &t->object, 3) ||
+      !(t->memo = vis__table_memo_new()))
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the table image");
   tp_status st = vis__rectify(rgb, map, an->s.threads, t, err);
   if (!st) st = smooth_table(t, (int)lround(s), err);

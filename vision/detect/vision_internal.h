@@ -48,6 +48,11 @@ static inline int vis__bin(const uint8_t *lab) {
   return (lab[0] >> 5) * 1024 + (lab[1] >> 3) * 32 + (lab[2] >> 3);
 }
 
+/* What depends on a table's frame alone, computed at its first use and
+ * kept for the frame's analysis (evidence.c: the table's colours that
+ * vis__occluder_find asks for every hypothesis it judges). */
+typedef struct vis__table_memo vis__table_memo;
+
 /* The rectified table: RGB and Lab images at px_per_mm, its origin in
  * table mm, and an object mask (255: a card or carpet, 0: table). */
 typedef struct {
@@ -56,7 +61,17 @@ typedef struct {
   double px_per_mm;
   double x0_mm, y0_mm; /* table mm of pixel (0,0) */
   int threads;         /* workers for its per-pixel stages (0 counts as 1) */
+  /* owned (rectify); NULL: computed again at every use (the tests'
+   * tables). Its first use must come after the object mask is final:
+   * only the matcher and what follows it ask. */
+  vis__table_memo *memo;
 } vis__table;
+
+/* An empty memo (NULL: out of memory); its answers are filled in by
+ * whichever thread asks first, under its own lock, and are the same for
+ * any number of threads. */
+vis__table_memo *vis__table_memo_new(void);
+void vis__table_memo_free(vis__table_memo *memo);
 
 static inline vis_pt vis__mm_to_px(const vis__table *t, vis_pt mm) {
   vis_pt p = {(mm.x - t->x0_mm) * t->px_per_mm, (mm.y - t->y0_mm) * t->px_per_mm};
