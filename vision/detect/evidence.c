@@ -463,11 +463,30 @@ static bool occ_core(const vis__occluder *oc, int i, int k, int r) {
   return true;
 }
 
+/* How many of the n values v[0], v[step], ... within r of each are
+ * non-zero, into out[0], out[step], ...: a window sliding along a row or
+ * a column (clipped at its ends), each value added and dropped once. */
+static void window_counts(const int *v, int n, int step, int r, int *out) {
+  int cnt = 0;
+  for (int i = 0; i < n && i <= r; i++) cnt += v[i * step] != 0;
+  for (int i = 0; i < n; i++) {
+    out[i * step] = cnt;
+    if (i + r + 1 < n) cnt += v[(i + r + 1) * step] != 0;
+    if (i - r >= 0) cnt -= v[(i - r) * step] != 0;
+  }
+}
+
 /* The occluder's body (cells whose whole 3 x 3 neighbourhood it holds:
  * scattered cells the face leaves unexplained are print, not a hand),
  * grown by VIS__OCC_SHADOW_MM: the hand's shadow lies along it, darker
- * than the face's one gain and offset can follow. 2: hidden, else 0. */
-static void occ_grow(vis__occluder *oc) {
+ * than the face's one gain and offset can follow. 2: hidden, else 0.
+ * The growth is the body dilated by a (2r + 1)^2 square, in a row pass
+ * and a column pass over scratch (2 nx ny ints): a body cell within r
+ * along the row, then such a cell within r along the column. The cell
+ * by cell look at all (2r + 1)^2 neighbours it replaces (the same cells
+ * hidden) cost 185 M instructions of callgrind-bench's 1080p frame
+ * (8 occluders; 81 looks at each cell near no body). */
+static void occ_grow(vis__occluder *oc, int *scratch) {
   const int r = (int)VIS__OCC_SHADOW_MM, nx = oc->nx, ny = oc->ny;
   for (int k = 1; k < ny - 1; k++)
     for (int i = 1; i < nx - 1; i++) {
@@ -476,19 +495,11 @@ static void occ_grow(vis__occluder *oc) {
         for (int di = -1; di <= 1 && body; di++) body = oc->hid[(k + dk) * nx + i + di] != 0;
       if (body) oc->hid[k * nx + i] = 3;
     }
-  for (int k = 0; k < ny; k++)
-    for (int i = 0; i < nx; i++) {
-      uint8_t *v = &oc->hid[k * nx + i];
-      if (*v == 3) continue;
-      bool near = false;
-      for (int dk = -r; dk <= r && !near; dk++)
-        for (int di = -r; di <= r && !near; di++) {
-          int a = i + di, b = k + dk;
-          near = a >= 0 && b >= 0 && a < nx && b < ny && oc->hid[b * nx + a] == 3;
-        }
-      *v = near ? 4 : 0;
-    }
-  for (int q = 0; q < nx * ny; q++) oc->hid[q] = oc->hid[q] ? 2 : 0;
+  int *is_body = scratch, *in_row = scratch + (size_t)nx * ny;
+  for (int q = 0; q < nx * ny; q++) is_body[q] = oc->hid[q] == 3;
+  for (int k = 0; k < ny; k++) window_counts(is_body + (size_t)k * nx, nx, 1, r, in_row + (size_t)k * nx);
+  for (int i = 0; i < nx; i++) window_counts(in_row + i, ny, nx, r, is_body + i);
+  for (int q = 0; q < nx * ny; q++) oc->hid[q] = is_body[q] ? 2 : 0;
 }
 
 /* Flooded (8-connected) from the box's border over the outside cores and
@@ -519,7 +530,7 @@ static void occ_open_flood(vis__occluder *oc, int *queue) {
   }
   for (int q = 0; q < nx * ny; q++)
     oc->hid[q] = oc->hid[q] == (OCC_IN_UNEXPLAINED | OCC_REACHED) ? 2 : 0;
-  occ_grow(oc);
+  occ_grow(oc, queue);
 }
 
 int vis__occluder_find(const vis__table *t, const vis__template *tp, const vis__object *o,
@@ -545,7 +556,7 @@ int vis__occluder_find(const vis__table *t, const vis__template *tp, const vis__
   oc->ny = (int)((y1 + reach - oc->gy0) / s) + 1;
   size_t n = (size_t)oc->nx * (size_t)oc->ny;
   oc->hid = calloc(n, 1);
-  int *queue = malloc(sizeof(int) * n);
+  int *queue = malloc(sizeof(int) * 2 * n); /* the flood's queue, then occ_grow's scratch */
   if (!oc->hid || !queue) {
     free(own), free(queue), vis__occluder_free(oc);
     return 0;
