@@ -1265,18 +1265,42 @@ static double pose_cost(const vis__table *t, const vis__template *tp,
     if (!col_x) return 1e9;
     col_y = col_x + tp->w;
   }
+  double lo_x = INFINITY, hi_x = -INFINITY, lo_y = INFINITY, hi_y = -INFINITY;
   for (int i = stride / 2; i < tp->w; i += stride) {
     double dx = (i + 0.5) * tp->w_mm / tp->w - tp->w_mm / 2;
     col_x[i] = r->center.x + dx * ax;
     col_y[i] = r->center.y + dx * ay;
+    lo_x = col_x[i] < lo_x ? col_x[i] : lo_x, hi_x = col_x[i] > hi_x ? col_x[i] : hi_x;
+    lo_y = col_y[i] < lo_y ? col_y[i] : lo_y, hi_y = col_y[i] > hi_y ? col_y[i] : hi_y;
   }
   double sum = 0;
   int n = 0;
   const double cap = 40;
+  const double x_max = t->lab.width - 1.001, y_max = t->lab.height - 1.001; /* vis__table_at's */
   for (int j = stride / 2; j < tp->h; j += stride) {
     double dy = (j + 0.5) * tp->h_mm / tp->h - tp->h_mm / 2;
     double row_x = dy * lx, row_y = dy * ly;
     const double *prow = pred + 3 * (size_t)j * tp->w;
+    /* A row whose every sample lies where vis__table_at reads (most
+     * rows: 0 <= x <= x_max, and so 0 <= ix < width) skips the bounds
+     * tests. Rounding is monotonic, so its samples' x = col_x[i] + row_x
+     * lie within lo_x + row_x .. hi_x + row_x as computed: the same
+     * samples, sums and n as the tested loop below. */
+    if (lo_x + row_x >= 0 && lo_y + row_y >= 0 && hi_x + row_x <= x_max && hi_y + row_y <= y_max) {
+      for (int i = stride / 2; i < tp->w; i += stride) {
+        double x = col_x[i] + row_x, y = col_y[i] + row_y;
+        int16_t c = claim[(int)(y + 0.5) * t->lab.width + (int)(x + 0.5)]; /* vis__round, x, y >= 0 */
+        if (c >= 0 && c < self) continue;
+        int ix = (int)x, iy = (int)y;
+        const uint8_t *q = tp_image_row(&t->rgb, iy) + 3 * ix;
+        if (!(q[0] | q[1] | q[2])) continue;
+        const uint8_t *r0 = tp_image_row(&t->smooth, iy) + 3 * ix;
+        double res = misfit(r0, r0 + t->smooth.stride, x - ix, y - iy, prow + 3 * i);
+        sum += res < cap ? res : cap;
+        n++;
+      }
+      continue;
+    }
     for (int i = stride / 2; i < tp->w; i += stride) {
       double x = col_x[i] + row_x, y = col_y[i] + row_y;
       int ix = vis__round(x), iy = vis__round(y);
