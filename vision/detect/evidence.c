@@ -256,12 +256,6 @@ double vis__outline_edges_unoccluded(const vis__table *t, const vis_rect *r,
   return outline_edges(t, r, others, n_others, claim, face, tau, NULL, seen, weakest, occluded);
 }
 
-double vis__outline_edges_occ(const vis__table *t, const vis_rect *r, const int16_t *claim,
-                              const vis__occluder *occ, int *seen, double *weakest,
-                              int *occluded) {
-  return outline_edges(t, r, NULL, 0, claim, NULL, 0, occ, seen, weakest, occluded);
-}
-
 /* The side samples' edges; a side sample whose inner pixel an occluder
  * (NULL: none) hides, or that occluded_at finds hidden, is not asked. */
 static double outline_edges(const vis__table *t, const vis_rect *r, const vis_rect *others,

@@ -1218,11 +1218,6 @@ static void claim_rect(const vis__table *t, const vis_rect *r, int16_t id,
   vis__parallel_for(t->threads, (j.y1 - j.y0) / CLAIM_BAND + 1, claim_rows, &j);
 }
 
-/* Robust misfit of a face at a pose: the mean of the capped residuals over
- * the samples that nothing accepted earlier (above) hides. pred: the
- * face's fitted colour per texel (fitted_face). n_shown: the samples shown
- * where the search started (0: not kept); those no longer shown count as
- * misfits at the cap. *n_seen (may be NULL): the samples shown here. */
 /* The sum over channels of channel_weight times |table Lab - p| at the
  * table's pixel pair r0, r1 and fractions fx, fy (vis__table_at): the
  * Lab as vis__table_lab gives it (rounded to float), then in double. With
@@ -1251,6 +1246,11 @@ static inline double misfit(const uint8_t *r0, const uint8_t *r1, double fx, dou
 #endif
 }
 
+/* Robust misfit of a face at a pose: the mean of the capped residuals over
+ * the samples that nothing accepted earlier (above) hides. pred: the
+ * face's fitted colour per texel (fitted_face). n_shown: the samples shown
+ * where the search started (0: not kept); those no longer shown count as
+ * misfits at the cap. *n_seen (may be NULL): the samples shown here. */
 static double pose_cost(const vis__table *t, const vis__template *tp,
                         const int16_t *claim, int16_t self, const double *pred,
                         const vis_rect *r, bool flipped, int stride, int n_shown,

@@ -576,11 +576,6 @@ int vis__occluder_find(const vis__table *t, const vis__template *tp, const vis__
                        const vis_rect *others, int n_others, const int16_t *claim, int16_t self,
                        double tau, vis__occluder *oc);
 bool vis__occluded(const vis__occluder *oc, double x, double y);
-/* vis__outline_edges (no others) where a side sample whose inner pixel the
- * occluder hides counts as hidden, in *occluded. */
-double vis__outline_edges_occ(const vis__table *t, const vis_rect *r, const int16_t *claim,
-                              const vis__occluder *occ, int *seen, double *weakest,
-                              int *occluded);
 void vis__occluder_free(vis__occluder *oc);
 /* A card under a hand: an occluder (vis__occluder_find) hides a tenth to
  * three fifths of its samples, and the rest shows a card clearly (its
