@@ -525,7 +525,7 @@ static tp_status build_result(const vis_analyzer *an, const vis__table *t,
       if (o->score < an->s.type_min_score) {
         c->uncertain = true;
         set_reason(c->reason, "the visible part matches no card face well");
-      } else if (o->under_hand) { /* its face fit, hand and all, would blame the deck */
+      } else if (o->hand_share > 0) { /* its face fit, hand and all, would blame the deck */
         c->uncertain = true;
         snprintf(c->reason, VIS_REASON_MAX,
                  "a hand or something not from the deck covers %.0f %% of it; its type is "

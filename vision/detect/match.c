@@ -1825,8 +1825,7 @@ static int under_a_hand(const match_ctx *m, const hyp *h, vis__object *probe, in
             "%.3f of %d, edge %.2f of %d (%d hidden)%s\n",
             h->r.center.x, h->r.center.y, of.share, of.fit.score, of.fit.n, of.fit.worst,
             of.fit.ring, of.fit.ring_n, of.edges, of.seen, of.occluded, card ? ": a card" : "");
-  probe->under_hand = card;
-  probe->hand_share = card ? (float)of.share : 0;
+  probe->hand_share = card ? (float)of.share : 0; /* at least OCC_MIN_SHARE */
   return card ? SHOWS_CARD : SHOWS_NO_CARD;
 }
 
@@ -3159,7 +3158,7 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i, double normal_g
     return; /* out of memory or off the table: keep the matcher's */
   }
   m->self = i;
-  if (o->under_hand) hide_hand(m, o, &h);
+  if (o->hand_share > 0) hide_hand(m, o, &h);
   double so[3];
   int valid = free_samples(m, &h, 1, so);
   vis__object cand[2 * VIS_TYPE_COUNT];
@@ -3198,10 +3197,9 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i, double normal_g
     if (m->mp->log)
       fprintf(m->mp->log, "object %d: type %d settled as %d\n", i, tp->index,
               m->tpl[cand[r.win].face].index);
-    bool hand = o->under_hand;
     float hand_share = o->hand_share;
     take_face(m, &h, &sv, o, r.win);
-    o->under_hand = hand, o->hand_share = hand_share;
+    o->hand_share = hand_share;
   }
   /* the same type: the matcher's runner-up and margin stand (its four
    * candidates were the closest faces at its pose) */
@@ -3852,8 +3850,7 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
       break;
     }
     vis__object o = H[bi].best;
-    o.under_hand = is_refined[n] && refined[n].under_hand;
-    o.hand_share = o.under_hand ? refined[n].hand_share : 0;
+    o.hand_share = is_refined[n] ? refined[n].hand_share : 0;
     if (mp->log)
       fprintf(mp->log, "accept %d: hyp %d face %d expl %d valid %d score %.2f at %.0f %.0f %.1f\n", n,
               bi, o.face, o.explained, o.valid, o.score, o.r_px.center.x, o.r_px.center.y,

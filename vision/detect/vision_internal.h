@@ -376,10 +376,9 @@ typedef struct {
    * under a glare (match.c settle_type) */
   bool lifted;
   float lift[VIS__LIFT_CELLS_X * VIS__LIFT_CELLS_Y];
-  /* a card accepted under a hand (vis__occluded_card): its type is
-   * settled on what the hand leaves; hand_share: the share of its
-   * samples the hand and its shadow hide (for the reason given) */
-  bool under_hand;
+  /* a card accepted under a hand (vis__occluded_card): the share of its
+   * samples the hand and its shadow hide (0.1-0.6; 0: no hand), left out
+   * when its type is settled */
   float hand_share;
 } vis__object;
 
