@@ -3737,6 +3737,157 @@ static bool carpet_over_card(const match_ctx *m, hyp *h) {
   return false;
 }
 
+/* The hypotheses worth trying next, best explained first, in order[]:
+ * those well explained, and of those a card's that overlaps an accepted
+ * card only as a carpet (carpet_over_card). Returns how many. Their
+ * outlines are tested later, in this order: that test costs more. */
+static int rank_candidates(match_ctx *m, hyp *H, int n_hyps, const vis__object *acc, int n,
+                           hyp_rank *order) {
+  int n_ok = 0;
+  for (int i = 0; i < n_hyps; i++) {
+    if (H[i].no_card || !well_explained(m, &H[i], acc, n)) continue;
+    if (overlaps_card(m, &H[i], acc, n)) {
+      if (!carpet_over_card(m, &H[i])) {
+        H[i].alive = false;
+        H[i].dead = 'c';
+        continue;
+      }
+      if (!well_explained(m, &H[i], acc, n)) continue; /* left to the pose search */
+    }
+    order[n_ok++] = (hyp_rank){i, H[i].best.explained, H[i].best.valid - H[i].best.explained};
+  }
+  qsort(order, (size_t)n_ok, sizeof *order, by_explained);
+  return n_ok;
+}
+
+/* A candidate that shows no card frame (cloth or wood, or a card under a
+ * carpet not accepted yet, whose face cannot explain the carpet): not
+ * now. True when it is now compared with the other faces only. */
+static bool no_card_now(match_ctx *m, hyp *h, int i, int n) {
+  if (m->mp->log)
+    fprintf(m->mp->log, "no card now: hyp %d face %d expl %d valid %d score %.2f (%d accepted)\n",
+            i, h->best.face, h->best.explained, h->best.valid, h->best.score, n);
+  if (carpet_instead(m, h)) return true;
+  h->no_card = true;
+  return false;
+}
+
+/* A candidate that won only against a faded or poor one, and its pose
+ * as shows_card refined it. */
+typedef struct {
+  int i; /* -1: none */
+  vis__object probe;
+  bool refined;
+} runner_up;
+
+enum { PICK_AGAIN = -2 }; /* pick_winner: rank the candidates again */
+
+/* The first of order[0..n_ok) whose outline shows and that shows a card
+ * (shows_card), *refined as shows_card refined it; a poor card only
+ * when no rival beats it, and one that beat only a faded card when none
+ * won clearly. -1 when none, PICK_AGAIN when one is now compared with
+ * the other faces only (carpet_instead) and none was found. */
+static int pick_winner(match_ctx *m, hyp *H, int n_hyps, const hyp_rank *order, int n_ok,
+                       const vis__object *acc, int n, vis__object *refined, bool *is_refined) {
+  int bi = -1;
+  runner_up poor = {.i = -1}, faded = {.i = -1};
+  bool switched = false;
+  for (int k = 0; k < n_ok && bi < 0; k++) {
+    hyp *h = &H[order[k].i];
+    if (poor.i >= 0 && !rivals(m, h, &H[poor.i])) continue;
+    if (!outline_shows(m, h)) continue;
+    int v = shows_card(m, h, acc, (int16_t)n, refined, is_refined);
+    if (v == SHOWS_POOR_CARD && !poor_card_allowed(m, h, acc, n)) v = SHOWS_NO_CARD;
+    if (v == SHOWS_CARD) {
+      enum rival_verdict r = poor.i < 0 ? RIVAL_WINS : beats_poor(m, h, &H[poor.i], acc, n);
+      if (r == RIVAL_WINS)
+        bi = order[k].i;
+      else if (r == RIVAL_WINS_FADED && faded.i < 0)
+        faded = (runner_up){order[k].i, *refined, *is_refined};
+    } else if (v == SHOWS_POOR_CARD) {
+      if (poor.i < 0) poor = (runner_up){order[k].i, *refined, *is_refined};
+    } else if (no_card_now(m, h, order[k].i, n)) {
+      switched = true;
+    }
+  }
+  /* one now compared with the other faces only: in order again */
+  if (bi < 0 && poor.i < 0 && switched) return PICK_AGAIN;
+  if (bi < 0 && faded.i >= 0) /* no rival won clearly: the first that beat a faded one */
+    bi = faded.i, *refined = faded.probe, *is_refined = faded.refined;
+  if (bi < 0 && poor.i >= 0) {
+    bi = carpet_on_rival(m, H, n_hyps, poor.i, acc, n);
+    if (bi == poor.i) *refined = poor.probe, *is_refined = poor.refined;
+    else *is_refined = false;
+  }
+  return bi;
+}
+
+/* When no candidate won: the rescue passes in turn, each searching the
+ * poses of the hypotheses it takes. The first found, or -1. */
+static int rescue(const match_ctx *m, hyp *H, int n_hyps, const vis__object *acc, int n,
+                  hyp_rank *order, vis__object *refined, bool *is_refined) {
+  static const rescue_pass *const passes[] = {&RESCUE_FREE, &RESCUE_OVER_CARD, &RESCUE_STRIPS,
+                                              &RESCUE_SLIVERS};
+  int bi = -1;
+  for (size_t p = 0; bi < 0 && p < sizeof passes / sizeof *passes; p++)
+    bi = run_rescue(m, H, n_hyps, acc, n, passes[p], order, refined, is_refined);
+  return bi;
+}
+
+/* Accepts H[bi] as object n: it claims its pixels, and a carpet's colour
+ * is taken (each carpet lies once on the table). */
+static void accept_object(const match_ctx *m, hyp *H, int bi, vis__object *acc, int n,
+                          const retract_arrays *ga) {
+  vis__object o = H[bi].best;
+  o.hand_share = ga->is_refined[n] ? ga->refined[n].hand_share : 0;
+  if (m->mp->log)
+    fprintf(m->mp->log, "accept %d: hyp %d face %d expl %d valid %d score %.2f at %.0f %.0f %.1f\n",
+            n, bi, o.face, o.explained, o.valid, o.score, o.r_px.center.x, o.r_px.center.y,
+            o.r_px.angle_deg);
+  acc[n] = o;
+  ga->sliver[n] = let_in_as_sliver(m, &H[bi]);
+  H[bi].alive = false;
+  H[bi].dead = 'a';
+  claim_rect(m->t, &o.r_px, (int16_t)n, ga->claim);
+  const vis__template *won = &m->tpl[o.face];
+  if (won->kind != VIS__FACE_TYPE)
+    for (int f = 0; f < m->n_tpl; f++)
+      if (m->tpl[f].kind != VIS__FACE_TYPE && m->tpl[f].index == won->index) ga->used[f] = true;
+}
+
+/* Scores again the hypotheses that the object just accepted (id) hid in
+ * part, and those whose best face was its carpet's; when none of a
+ * hypothesis' samples is hidden, its scores stay as they are. */
+static void rescore_after_accepting(const match_ctx *m, shared_work *sw, int threads, hyp *H,
+                                    int n_hyps, const vis__object *o, int16_t id,
+                                    const retract_arrays *ga) {
+  int n_items = 0;
+  for (int i = 0; i < n_hyps; i++) {
+    if (!H[i].alive) continue;
+    bool hidden = vis_rect_overlap_area(&H[i].r, &o->r_px) > 0 && newly_hidden(m, &H[i], id);
+    if (hidden || (H[i].best.face >= 0 && ga->used[H[i].best.face])) {
+      ga->items[n_items] = i;
+      ga->rerank[n_items++] = hidden;
+    }
+  }
+  vis__parallel_for(threads, n_items, rescore_item, sw);
+}
+
+/* The debugging log: every hypothesis as the matching left it. */
+static void log_hyps(const match_ctx *m, const hyp *H, int n_hyps) {
+  for (int i = 0; i < n_hyps; i++) {
+    int seen = 0;
+    double weakest;
+    double e = edge_support(m->t, m->claim, &H[i].r, &seen, &weakest);
+    fprintf(m->mp->log,
+            "hyp %d at %.0f %.0f %.1f alive %d%c face %d expl %d valid %d score %.2f edge "
+            "%.2f/%d obj %d/%d nocard %d\n",
+            i, H[i].r.center.x, H[i].r.center.y, H[i].r.angle_deg, H[i].alive,
+            H[i].dead ? H[i].dead : '-', H[i].best.face, H[i].best.explained, H[i].best.valid,
+            H[i].best.score, e, seen, H[i].free_object, H[i].free_n, H[i].no_card);
+  }
+}
+
 tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
                      const vis_rect *hyps, int n_hyps,
                      const vis__match_params *mp, vis__match_ahead *ahead,
@@ -3785,109 +3936,25 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
     }
   int n = 0;
   while (n < 64) {
-    /* the best explained of those whose outline shows (the outline test
-     * costs more: it is made in order of explained samples) */
-    int n_ok = 0;
-    for (int i = 0; i < n_hyps; i++) {
-      if (H[i].no_card || !well_explained(&m, &H[i], acc, n)) continue;
-      if (overlaps_card(&m, &H[i], acc, n)) {
-        if (!carpet_over_card(&m, &H[i])) {
-          H[i].alive = false;
-          H[i].dead = 'c';
-          continue;
-        }
-        if (!well_explained(&m, &H[i], acc, n)) continue; /* left to the pose search */
-      }
-      order[n_ok++] = (hyp_rank){i, H[i].best.explained, H[i].best.valid - H[i].best.explained};
-    }
-    qsort(order, (size_t)n_ok, sizeof *order, by_explained);
-    int bi = -1, poor = -1, faded_winner = -1;
-    vis__object poor_probe, faded_probe;
-    bool poor_refined = false, faded_refined = false, switched = false;
-    for (int k = 0; k < n_ok && bi < 0; k++) {
-      hyp *h = &H[order[k].i];
-      if (poor >= 0 && !rivals(&m, h, &H[poor])) continue;
-      if (!outline_shows(&m, h)) continue;
-      int v = shows_card(&m, h, acc, (int16_t)n, &refined[n], &is_refined[n]);
-      if (v == SHOWS_POOR_CARD && !poor_card_allowed(&m, h, acc, n)) v = SHOWS_NO_CARD;
-      if (v == SHOWS_CARD) {
-        enum rival_verdict r = poor < 0 ? RIVAL_WINS : beats_poor(&m, h, &H[poor], acc, n);
-        if (r == RIVAL_WINS)
-          bi = order[k].i;
-        else if (r == RIVAL_WINS_FADED && faded_winner < 0)
-          faded_winner = order[k].i, faded_probe = refined[n], faded_refined = is_refined[n];
-      } else if (v == SHOWS_POOR_CARD) {
-        if (poor < 0) poor = order[k].i, poor_probe = refined[n], poor_refined = is_refined[n];
-      } else { /* cloth or wood, or a card under a carpet not accepted yet
-                * (its face cannot explain the carpet): not now */
-        if (mp->log)
-          fprintf(mp->log, "no card now: hyp %d face %d expl %d valid %d score %.2f (%d accepted)\n",
-                  order[k].i, h->best.face, h->best.explained, h->best.valid, h->best.score, n);
-        if (carpet_instead(&m, h))
-          switched = true;
-        else
-          h->no_card = true;
-      }
-    }
-    /* one now compared with the other faces only: in order again */
-    if (bi < 0 && poor < 0 && switched) continue;
-    if (bi < 0 && faded_winner >= 0) /* no rival won clearly: the first that beat a faded one */
-      bi = faded_winner, refined[n] = faded_probe, is_refined[n] = faded_refined;
-    if (bi < 0 && poor >= 0) {
-      bi = carpet_on_rival(&m, H, n_hyps, poor, acc, n);
-      if (bi == poor) refined[n] = poor_probe, is_refined[n] = poor_refined;
-      else is_refined[n] = false;
-    }
+    int n_ok = rank_candidates(&m, H, n_hyps, acc, n, order);
+    int bi = pick_winner(&m, H, n_hyps, order, n_ok, acc, n, &refined[n], &is_refined[n]);
+    if (bi == PICK_AGAIN) continue;
     if (bi >= 0) bi = topmost(&m, H, n_hyps, bi, acc, n, &refined[n], &is_refined[n]);
     if (bi >= 0 && search_strip_rivals(&m, H, n_hyps, bi, acc, n)) continue;
-    static const rescue_pass *const passes[] = {&RESCUE_FREE, &RESCUE_OVER_CARD, &RESCUE_STRIPS,
-                                                &RESCUE_SLIVERS};
-    for (size_t p = 0; bi < 0 && p < sizeof passes / sizeof *passes; p++)
-      bi = run_rescue(&m, H, n_hyps, acc, n, passes[p], order, &refined[n], &is_refined[n]);
+    if (bi < 0) bi = rescue(&m, H, n_hyps, acc, n, order, &refined[n], &is_refined[n]);
     if (bi < 0 && retract_phantoms(&m, &sw, threads, H, n_hyps, acc, &n, &ra, fin, &rt)) continue;
     if (bi < 0) {
       refined_all = true; /* fin[]: retract_phantoms refined them */
       break;
     }
-    vis__object o = H[bi].best;
-    o.hand_share = is_refined[n] ? refined[n].hand_share : 0;
-    if (mp->log)
-      fprintf(mp->log, "accept %d: hyp %d face %d expl %d valid %d score %.2f at %.0f %.0f %.1f\n", n,
-              bi, o.face, o.explained, o.valid, o.score, o.r_px.center.x, o.r_px.center.y,
-              o.r_px.angle_deg);
-    acc[n] = o;
-    sliver[n] = let_in_as_sliver(&m, &H[bi]);
-    H[bi].alive = false;
-    H[bi].dead = 'a';
-    claim_rect(t, &o.r_px, (int16_t)n, claim);
-    const vis__template *won = &tpl[o.face];
-    if (won->kind != VIS__FACE_TYPE) /* each carpet lies once on the table */
-      for (int f = 0; f < n_tpl; f++)
-        if (tpl[f].kind != VIS__FACE_TYPE && tpl[f].index == won->index) used[f] = true;
+    accept_object(&m, H, bi, acc, n, &ra);
     n++;
-    int n_items = 0;
-    for (int i = 0; i < n_hyps; i++) {
-      if (!H[i].alive) continue;
-      /* when none of its samples is hidden, its scores stay as they are */
-      bool hidden = vis_rect_overlap_area(&H[i].r, &o.r_px) > 0 &&
-                    newly_hidden(&m, &H[i], (int16_t)(n - 1));
-      if (hidden || (H[i].best.face >= 0 && used[H[i].best.face])) {
-        kept[n_items] = i;
-        rerank[n_items++] = hidden;
-      }
-    }
-    vis__parallel_for(threads, n_items, rescore_item, &sw);
+    rescore_after_accepting(&m, &sw, threads, H, n_hyps, &acc[n - 1], (int16_t)(n - 1), &ra);
   }
-  for (int i = 0; mp->log && i < n_hyps; i++) {
-    int seen = 0;
-    double weakest;
-    double e = edge_support(t, claim, &H[i].r, &seen, &weakest);
-    fprintf(mp->log, "hyp %d at %.0f %.0f %.1f alive %d%c face %d expl %d valid %d score %.2f edge %.2f/%d obj %d/%d nocard %d\n",
-            i, H[i].r.center.x, H[i].r.center.y, H[i].r.angle_deg, H[i].alive, H[i].dead ? H[i].dead : '-', H[i].best.face,
-            H[i].best.explained, H[i].best.valid, H[i].best.score, e, seen, H[i].free_object,
-            H[i].free_n, H[i].no_card);
+  if (mp->log) {
+    log_hyps(&m, H, n_hyps);
+    log_objects(&m, acc, n);
   }
-  if (mp->log) log_objects(&m, acc, n);
   sw.acc = acc;
   if (refined_all) { /* retract_phantoms refined and settled them */
     memcpy(acc, fin, sizeof *acc * (size_t)n);
