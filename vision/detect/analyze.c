@@ -493,6 +493,80 @@ static void fit_alone(const vis_analyzer *an, const vis__table *t, const vis__ob
  * found were found right and typed wrong (held-out, three scenes), and
  * their look-alikes' margins did not say so. */
 #define FEW_VISIBLE 0.2
+
+/* Why card i (a card's face) is uncertain, into c (c->uncertain and
+ * c->reason), or nothing when its type is sure: the first of the doubts
+ * in the order a player can act on them. */
+static void card_doubt(const vis_analyzer *an, const vis__table *t, const vis__object *obj,
+                       int n_obj, int i, vis_card *c) {
+  const vis__object *o = &obj[i];
+  vis__face_fit ff;
+  fit_alone(an, t, obj, n_obj, i, &ff);
+  if (o->score < an->s.type_min_score) {
+    c->uncertain = true;
+    set_reason(c->reason, "the visible part matches no card face well");
+  } else if (o->hand_share > 0) { /* its face fit, hand and all, would blame the deck */
+    c->uncertain = true;
+    snprintf(c->reason, VIS_REASON_MAX,
+             "a hand or something not from the deck covers %.0f %% of it; its type is "
+             "told from the rest",
+             100 * o->hand_share);
+  } else if (vis__face_fit_poor(&ff)) {
+    c->uncertain = true;
+    snprintf(c->reason, VIS_REASON_MAX,
+             "part of it matches no face of the deck (the %s face explains %.0f %% "
+             "there; is its type missing from the deck?)",
+             vis_type_name(an->tpl[o->face].index), 100 * (ff.cells ? ff.worst : ff.score));
+  } else if (vis__type_tells_too_little(o)) {
+    c->uncertain = true;
+    snprintf(c->reason, VIS_REASON_MAX, "too little shows to tell it from %s",
+             vis_type_name(an->tpl[o->second_face].index));
+  } else if (vis__type_in_doubt(o, an->s.type_min_margin)) { /* won narrowly */
+    c->uncertain = true;
+    snprintf(c->reason, VIS_REASON_MAX, "could also be %s",
+             vis_type_name(an->tpl[o->second_face].index));
+  } else if (c->visible_fraction < FEW_VISIBLE) {
+    c->uncertain = true;
+    snprintf(c->reason, VIS_REASON_MAX,
+             "only %.0f %% of it shows: too little to be sure of its type",
+             100 * c->visible_fraction);
+  }
+}
+
+static double visible_share(const vis__object *o) {
+  return o->total ? (double)o->valid / o->total : 0;
+}
+
+/* The result's card for object i, a card's face. */
+static void card_of(const vis_analyzer *an, const vis__table *t, const vis__object *obj,
+                    int n_obj, int i, vis_card *c) {
+  const vis__object *o = &obj[i];
+  c->type = an->tpl[o->face].index;
+  c->rect = vis__rect_px_to_mm(t, &o->r_px);
+  c->visible_fraction = visible_share(o);
+  c->type_score = o->score;
+  c->type_margin = vis__type_margin(o);
+  c->upside_down = o->flipped; /* relative to the long axis angle */
+  c->has_second_type = o->second_face >= 0;
+  c->second_type = o->second_face >= 0 ? an->tpl[o->second_face].index : -1;
+  c->second_type_score = o->valid ? (double)o->second_explained / o->valid : 0;
+  card_doubt(an, t, obj, n_obj, i, c);
+}
+
+/* The result's carpet for object o, a carpet's face or back; its
+ * contact scale and stacking are added later (build_result). */
+static void carpet_of(const vis_analyzer *an, const vis__table *t, const vis__object *o,
+                      vis_carpet *c) {
+  const vis__template *tp = &an->tpl[o->face];
+  c->carpet = tp->index;
+  snprintf(c->colour, sizeof c->colour, "%s", vis_deck_carpet_colour(an->deck, tp->index));
+  c->face_down = tp->kind == VIS__FACE_BACK;
+  c->rect = vis__rect_px_to_mm(t, &o->r_px);
+  c->visible_fraction = visible_share(o);
+}
+
+/* The result's cards and carpets from the n_obj objects matched, and
+ * for each carpet what it lies on and under (stack_carpet). */
 static tp_status build_result(const vis_analyzer *an, const vis__table *t,
                               const vis__object *obj, int n_obj,
                               vis_result *res, tp_error *err) {
@@ -505,62 +579,16 @@ static tp_status build_result(const vis_analyzer *an, const vis__table *t,
     return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the result");
   }
   for (int i = 0; i < n_obj; i++) {
-    const vis__object *o = &obj[i];
-    const vis__template *tp = &an->tpl[o->face];
-    double visible = o->total ? (double)o->valid / o->total : 0;
-    if (tp->kind == VIS__FACE_TYPE) {
-      vis_card *c = &res->cards[res->n_cards];
-      index[i] = res->n_cards++;
-      c->type = tp->index;
-      c->rect = vis__rect_px_to_mm(t, &o->r_px);
-      c->visible_fraction = visible;
-      c->type_score = o->score;
-      c->type_margin = vis__type_margin(o);
-      c->upside_down = o->flipped; /* relative to the long axis angle */
-      c->has_second_type = o->second_face >= 0;
-      c->second_type = o->second_face >= 0 ? an->tpl[o->second_face].index : -1;
-      c->second_type_score = o->valid ? (double)o->second_explained / o->valid : 0;
-      vis__face_fit ff;
-      fit_alone(an, t, obj, n_obj, i, &ff);
-      if (o->score < an->s.type_min_score) {
-        c->uncertain = true;
-        set_reason(c->reason, "the visible part matches no card face well");
-      } else if (o->hand_share > 0) { /* its face fit, hand and all, would blame the deck */
-        c->uncertain = true;
-        snprintf(c->reason, VIS_REASON_MAX,
-                 "a hand or something not from the deck covers %.0f %% of it; its type is "
-                 "told from the rest",
-                 100 * o->hand_share);
-      } else if (vis__face_fit_poor(&ff)) {
-        c->uncertain = true;
-        snprintf(c->reason, VIS_REASON_MAX,
-                 "part of it matches no face of the deck (the %s face explains %.0f %% "
-                 "there; is its type missing from the deck?)",
-                 vis_type_name(tp->index), 100 * (ff.cells ? ff.worst : ff.score));
-      } else if (vis__type_tells_too_little(o)) {
-        c->uncertain = true;
-        snprintf(c->reason, VIS_REASON_MAX, "too little shows to tell it from %s",
-                 vis_type_name(an->tpl[o->second_face].index));
-      } else if (vis__type_in_doubt(o, an->s.type_min_margin)) { /* won narrowly */
-        c->uncertain = true;
-        snprintf(c->reason, VIS_REASON_MAX, "could also be %s",
-                 vis_type_name(an->tpl[o->second_face].index));
-      } else if (visible < FEW_VISIBLE) {
-        c->uncertain = true;
-        snprintf(c->reason, VIS_REASON_MAX, "only %.0f %% of it shows: too little to be sure of its type",
-                 100 * visible);
-      }
+    if (an->tpl[obj[i].face].kind == VIS__FACE_TYPE) {
+      index[i] = res->n_cards;
+      card_of(an, t, obj, n_obj, i, &res->cards[res->n_cards++]);
     } else {
-      vis_carpet *c = &res->carpets[res->n_carpets];
-      index[i] = res->n_carpets++;
-      c->carpet = tp->index;
-      snprintf(c->colour, sizeof c->colour, "%s", vis_deck_carpet_colour(an->deck, tp->index));
-      c->face_down = tp->kind == VIS__FACE_BACK;
-      c->rect = vis__rect_px_to_mm(t, &o->r_px);
-      c->visible_fraction = visible;
+      index[i] = res->n_carpets;
+      carpet_of(an, t, &obj[i], &res->carpets[res->n_carpets++]);
     }
   }
-  double *scale = malloc(sizeof *scale * (2 * (size_t)n_obj + 1)), *own = scale + n_obj;
+  double *scale = malloc(sizeof *scale * (2 * (size_t)n_obj + 1));
+  double *own = scale ? scale + n_obj : NULL;
   if (!scale || !carpet_scales(an, t, obj, n_obj, own, scale)) {
     free(scale);
     free(index);
