@@ -97,6 +97,32 @@ typedef struct {
   char dead; /* why it is no longer alive (the debug log): f faces, h hidden, c card overlap, a accepted */
 } hyp;
 
+/* sample_hyp's samples of row j whose every sample lies where
+ * vis__table_at reads (as pose_cost's such rows): no bounds tests, the
+ * Lab written in place, x and y >= 0 rounded as (int)(v + 0.5) (as
+ * vis__round does). The same samples and values as the tested loop.
+ * Locals for the arrays and the count: stores through h's int arrays
+ * could alias h->n, so the loop reloaded them per sample. */
+static void sample_row_inside(const vis__table *t, const double *col_x, const double *col_y,
+                              double row_x, double row_y, int j, int tw, int th, int step,
+                              hyp *h) {
+  int n = h->n, *idx = h->idx, *tix = h->tix, *tixf = h->tixf, *pix = h->pix, w = t->lab.width;
+  float *lab = h->lab;
+  for (int i = step / 2; i < tw; i += step) {
+    double x = col_x[i] + row_x, y = col_y[i] + row_y;
+    int ix = (int)x, iy = (int)y;
+    const uint8_t *q = tp_image_row(&t->rgb, iy) + 3 * ix;
+    if (!(q[0] | q[1] | q[2])) continue;
+    const uint8_t *r0 = tp_image_row(&t->smooth, iy) + 3 * ix;
+    vis__bilinear(r0, r0 + t->smooth.stride, x - ix, y - iy, lab + 3 * n);
+    idx[n] = tix[n] = j * tw + i;
+    tixf[n] = tw * th - 1 - (j * tw + i);
+    pix[n] = (int)(y + 0.5) * w + (int)(x + 0.5);
+    n++;
+  }
+  h->n = n;
+}
+
 static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
                        double w_mm, double h_mm, int step, hyp *h) {
   memset(h, 0, sizeof *h);
@@ -120,16 +146,26 @@ static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
     if (!col_x) return false;
     col_y = col_x + tw;
   }
+  double lo_x = INFINITY, hi_x = -INFINITY, lo_y = INFINITY, hi_y = -INFINITY;
   for (int i = step / 2; i < tw; i += step) {
     double dx = (i + 0.5) * w_mm / tw - w_mm / 2;
     col_x[i] = r->center.x + dx * ax;
     col_y[i] = r->center.y + dx * ay;
+    lo_x = col_x[i] < lo_x ? col_x[i] : lo_x, hi_x = col_x[i] > hi_x ? col_x[i] : hi_x;
+    lo_y = col_y[i] < lo_y ? col_y[i] : lo_y, hi_y = col_y[i] > hi_y ? col_y[i] : hi_y;
   }
-  for (int j = step / 2; j < th; j += step)
+  const double x_max = t->lab.width - 1.001, y_max = t->lab.height - 1.001; /* vis__table_at's */
+  for (int j = step / 2; j < th; j += step) {
+    double dy = (j + 0.5) * h_mm / th - h_mm / 2;
+    double row_x = dy * lx, row_y = dy * ly;
+    /* a row wholly inside (most; pose_cost's bounds argument) */
+    if (lo_x + row_x >= 0 && lo_y + row_y >= 0 && hi_x + row_x <= x_max && hi_y + row_y <= y_max) {
+      sample_row_inside(t, col_x, col_y, row_x, row_y, j, tw, th, step, h);
+      continue;
+    }
     for (int i = step / 2; i < tw; i += step) {
-      double dy = (j + 0.5) * h_mm / th - h_mm / 2;
-      double x = col_x[i] + dy * lx;
-      double y = col_y[i] + dy * ly;
+      double x = col_x[i] + row_x;
+      double y = col_y[i] + row_y;
       float lab[3];
       if (!vis__table_lab(t, x, y, lab)) continue;
       int k = h->n++;
@@ -139,6 +175,7 @@ static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
       h->pix[k] = vis__round(y) * t->lab.width + vis__round(x);
       memcpy(h->lab + 3 * k, lab, sizeof lab);
     }
+  }
   if (col_x != stack) free(col_x);
   h->lab[3 * h->n] = 0; /* the spare lane of the last sample's load4 */
   h->alive = h->n > 0;
