@@ -252,10 +252,13 @@ typedef struct {
  * and turned (at[1]). Every face's fit and count then walks the list in
  * order: without the list -> sample -> texel index -> texel address
  * steps per sample and face (8 of count4's 17 x86-64 instructions per
- * sample, session 26). of, n: the Lab (a hypothesis's, or one freed of
- * a lift) and the list length it was packed for. */
+ * sample, session 26). wlab: the Lab times channel_weight, for the
+ * counts (exact: times 0.5 and 1, so the same floats as the product per
+ * count, one multiplication per sample less in every face's counts).
+ * of, n: the Lab (a hypothesis's, or one freed of a lift) and the list
+ * length it was packed for. */
 typedef struct {
-  v4f *lab;
+  v4f *lab, *wlab;
   int *at[2];
   const float *of;
   int n;
@@ -302,28 +305,28 @@ fit_sums(const packed *pk, const texel *tpl, bool turned, const int *fit, int n,
 }
 
 /* Residual of the packed sample at list position q: per channel
- * |w o - (g f + off)|, lanes 0..2. base: the face's texels; at: the texel
- * byte offsets of the orientation. */
-static inline v4f residual4(const packed *pk, const char *base, const int *at, int q, v4f w,
-                            v4f g, v4f off) {
+ * |w o - (g f + off)| (w o: pk->wlab), lanes 0..2. base: the face's
+ * texels; at: the texel byte offsets of the orientation. */
+static inline v4f residual4(const packed *pk, const char *base, const int *at, int q, v4f g,
+                            v4f off) {
   const texel *t = (const texel *)(const void *)(base + at[q]);
-  return abs4(w * pk->lab[q] - (g * t->f + off));
+  return abs4(pk->wlab[q] - (g * t->f + off));
 }
 
 /* Counts the packed samples at list positions *q.. explained, four at a
  * time while four are left before q1 (*q moves past them): the four residual vectors turned
  * into L, a, b vectors, summed (L + a) + b per sample as the scalar
  * code. */
-static int count4(const packed *pk, const char *base, const int *at, int *q, int q1, v4f w,
-                  v4f g, v4f off, float tau) {
+static int count4(const packed *pk, const char *base, const int *at, int *q, int q1, v4f g,
+                  v4f off, float tau) {
   const v4f t4 = {tau, tau, tau, tau};
   v4i n = {0, 0, 0, 0};
   int k = *q;
   for (; k + 4 <= q1; k += 4) {
-    v4f d0 = residual4(pk, base, at, k, w, g, off);
-    v4f d1 = residual4(pk, base, at, k + 1, w, g, off);
-    v4f d2 = residual4(pk, base, at, k + 2, w, g, off);
-    v4f d3 = residual4(pk, base, at, k + 3, w, g, off);
+    v4f d0 = residual4(pk, base, at, k, g, off);
+    v4f d1 = residual4(pk, base, at, k + 1, g, off);
+    v4f d2 = residual4(pk, base, at, k + 2, g, off);
+    v4f d3 = residual4(pk, base, at, k + 3, g, off);
     /* GCC >= 12 and Clang both know __builtin_shufflevector */
     v4f a01 = __builtin_shufflevector(d0, d1, 0, 4, 1, 5); /* L0 L1 a0 a1 */
     v4f a23 = __builtin_shufflevector(d2, d3, 0, 4, 1, 5); /* L2 L3 a2 a3 */
@@ -343,15 +346,15 @@ static int count4(const packed *pk, const char *base, const int *at, int *q, int
  * count4 and the one-at-a-time loop, so the same samples, four at a time
  * (the full score's first count, 0.2 G of a 720p frame one sample at a
  * time with a flag per sample and a second pass over the flags). */
-static void list4(const packed *pk, const char *base, const int *at, int *q, int q1, v4f w,
-                  v4f g, v4f off, float tau, int *ok, int *n_ok) {
+static void list4(const packed *pk, const char *base, const int *at, int *q, int q1, v4f g,
+                  v4f off, float tau, int *ok, int *n_ok) {
   const v4f t4 = {tau, tau, tau, tau};
   int k = *q, n = *n_ok;
   for (; k + 4 <= q1; k += 4) {
-    v4f d0 = residual4(pk, base, at, k, w, g, off);
-    v4f d1 = residual4(pk, base, at, k + 1, w, g, off);
-    v4f d2 = residual4(pk, base, at, k + 2, w, g, off);
-    v4f d3 = residual4(pk, base, at, k + 3, w, g, off);
+    v4f d0 = residual4(pk, base, at, k, g, off);
+    v4f d1 = residual4(pk, base, at, k + 1, g, off);
+    v4f d2 = residual4(pk, base, at, k + 2, g, off);
+    v4f d3 = residual4(pk, base, at, k + 3, g, off);
     v4f a01 = __builtin_shufflevector(d0, d1, 0, 4, 1, 5);
     v4f a23 = __builtin_shufflevector(d2, d3, 0, 4, 1, 5);
     v4f b01 = __builtin_shufflevector(d0, d1, 2, 6, 3, 7);
@@ -437,8 +440,8 @@ static int fit_and_count(const packed *pk, const texel *tpl, bool integral, int 
     gain[c] = g;
     offset[c] = off;
   }
-  /* residual = |w0 o0 - (w0 g0 f0 + w0 off0)| + |o1 - (g1 f1 + off1)| + ... */
-  const v4f w = {channel_weight[0], 1, 1, 0};
+  /* residual = |w0 o0 - (w0 g0 f0 + w0 off0)| + |o1 - (g1 f1 + off1)| + ...
+   * (w o packed: pk->wlab) */
   const v4f g = {(float)gain[0] * channel_weight[0], (float)gain[1], (float)gain[2], 0};
   const v4f off = {(float)offset[0] * channel_weight[0], (float)offset[1],
                    (float)offset[2], 0};
@@ -450,11 +453,11 @@ static int fit_and_count(const packed *pk, const texel *tpl, bool integral, int 
     if (give_up >= 0 && count + (n_mask - q0) <= give_up) return -1;
     int q1 = q0 + 64 < n_mask ? q0 + 64 : n_mask, q = q0;
     if (ok)
-      list4(pk, base, at, &q, q1, w, g, off, ftau, ok, &count);
+      list4(pk, base, at, &q, q1, g, off, ftau, ok, &count);
     else
-      count += count4(pk, base, at, &q, q1, w, g, off, ftau);
+      count += count4(pk, base, at, &q, q1, g, off, ftau);
     for (; q < q1; q++) {
-      v4f d = residual4(pk, base, at, q, w, g, off);
+      v4f d = residual4(pk, base, at, q, g, off);
       bool yes = d[0] + d[1] + d[2] < ftau;
       if (ok && yes) ok[count] = q;
       count += yes;
@@ -488,12 +491,14 @@ static inline bool is_free(const match_ctx *m, int pix) {
  * o: the same double additions per lane in the same order. */
 static void pack_list(const match_ctx *m, const hyp *h, int valid, double so[3]) {
   packed *pk = m->pk;
+  const v4f w = {channel_weight[0], channel_weight[1], channel_weight[2], 0};
   acc3d s = {{0, 0}, 0};
   for (int q = 0; q < valid; q++) {
     int k = m->list[q];
     v4f o = load4(h->lab + 3 * k);
     o[3] = 0;
     pk->lab[q] = o;
+    pk->wlab[q] = w * o;
     pk->at[0][q] = h->tix[k] * (int)sizeof(texel);
     pk->at[1][q] = h->tixf[k] * (int)sizeof(texel);
     acc3d_add(&s, o);
@@ -3588,11 +3593,11 @@ static bool tables_make(const vis__table *t, const vis__template *tpl, int n_tpl
   size_t npx = (size_t)t->lab.width * (size_t)t->lab.height;
   int max_samples = 0;
   for (int f = 0; f < n_tpl; f++) max_samples = (int)fmax(max_samples, tpl[f].w * tpl[f].h);
-  /* per worker: the packed Lab (16-byte vectors first: the scratch and
-   * per_worker are multiples of 16), two sample lists, two texel offset
-   * lists */
+  /* per worker: the packed Lab and weighted Lab (16-byte vectors first:
+   * the scratch and per_worker are multiples of 16), two sample lists,
+   * two texel offset lists */
   size_t cap = (size_t)max_samples + 1;
-  size_t per_worker = (sizeof(v4f) * cap + 4 * sizeof(int) * cap + 15) / 16 * 16;
+  size_t per_worker = (2 * sizeof(v4f) * cap + 4 * sizeof(int) * cap + 15) / 16 * 16;
   *mt = (match_tables){malloc(sizeof(int16_t) * npx), calloc((size_t)n_tpl + 1, sizeof(bool)),
                        aligned_alloc(16, (size_t)threads * per_worker),
                        malloc(sizeof(texel *) * ((size_t)n_tpl + 1)),
@@ -3607,9 +3612,9 @@ static bool tables_make(const vis__table *t, const vis__template *tpl, int n_tpl
   for (int w = 0; w < threads; w++) {
     uint8_t *mine = mt->scratch + (size_t)w * per_worker;
     v4f *lab = (v4f *)(void *)mine;
-    int *list = (int *)(void *)(lab + cap);
+    int *list = (int *)(void *)(lab + 2 * cap);
     packed *pk = &mt->packs[w];
-    *pk = (packed){lab, {list + 2 * cap, list + 3 * cap}, NULL, -1};
+    *pk = (packed){lab, lab + cap, {list + 2 * cap, list + 3 * cap}, NULL, -1};
     workers[w] = (match_ctx){t, tpl, n_tpl, mp, mt->tex, mt->integral, mt->claim, mt->used, list,
                              list + cap, pk, INT16_MAX};
   }
