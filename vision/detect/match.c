@@ -480,9 +480,13 @@ typedef struct {
   int16_t self;         /* claims at or above self count as free (logging) */
 } match_ctx;
 
-/* A sample is free when nothing accepted before hides it. */
+/* A sample is free when nothing accepted before hides it: its claim is
+ * -1 or at least self (>= 0), i.e. as uint16_t at least self. */
+static inline bool claim_free(const int16_t *claim, uint16_t self, int pix) {
+  return pix >= 0 && (uint16_t)claim[pix] >= self;
+}
 static inline bool is_free(const match_ctx *m, int pix) {
-  return pix >= 0 && (m->claim[pix] < 0 || m->claim[pix] >= m->self);
+  return claim_free(m->claim, (uint16_t)m->self, pix);
 }
 
 /* Packs the samples m->list[0..valid) of h (h->lab: its own Lab or one
@@ -513,9 +517,11 @@ static void pack_list(const match_ctx *m, const hyp *h, int valid, double so[3])
  * and packs them (pack_list); returns how many. so: their Lab summed,
  * for every face's fit on that list. */
 static int free_samples(const match_ctx *m, const hyp *h, int stride, double so[3]) {
-  int valid = 0;
+  int valid = 0, *list = m->list;
+  const int16_t *claim = m->claim; /* in locals: list's stores could alias m's fields */
+  uint16_t self = (uint16_t)m->self;
   for (int k = 0; k < h->n; k += stride)
-    if (is_free(m, h->pix[k])) m->list[valid++] = k;
+    if (claim_free(claim, self, h->pix[k])) list[valid++] = k;
   pack_list(m, h, valid, so);
   return valid;
 }
@@ -997,7 +1003,9 @@ static bool newly_hidden(const match_ctx *m, const hyp *h, int16_t id) {
 #define SLIVER_MIN_SAMPLES 20
 static void rescore(const match_ctx *m, hyp *h, bool first, bool hidden_more) {
   int n_free = 0;
-  for (int k = 0; k < h->n; k++) n_free += is_free(m, h->pix[k]);
+  const int16_t *claim = m->claim;
+  uint16_t self = (uint16_t)m->self;
+  for (int k = 0; k < h->n; k++) n_free += claim_free(claim, self, h->pix[k]);
   if (n_free < m->mp->min_explained && n_free < SLIVER_MIN_SAMPLES) {
     h->alive = false;
     h->dead = 'h';
