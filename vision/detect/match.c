@@ -478,7 +478,6 @@ typedef struct {
   int *list, *ok;       /* scratch: sample indices (ok: list positions, fit_face) */
   packed *pk;           /* scratch: list's samples packed (pack_list) */
   int16_t self;         /* claims at or above self count as free (logging) */
-  bool clear;           /* slivers scored clear of the claims (free_samples) */
 } match_ctx;
 
 /* A sample is free when nothing accepted before hides it: its claim is
@@ -514,46 +513,15 @@ static void pack_list(const match_ctx *m, const hyp *h, int valid, double so[3])
     for (int c = 0; c < 3; c++) so[c] = acc3d_lane(&s, c);
 }
 
-/* No table pixel around pix (its 8 neighbours, 0.5 mm at 1080p) is
- * claimed by an accepted object. */
-static bool clear_of_claims(const match_ctx *m, int pix) {
-  int w = m->t->lab.width, h = m->t->lab.height, x = pix % w, y = pix / w;
-  for (int dy = -1; dy <= 1; dy++)
-    for (int dx = -1; dx <= 1; dx++) {
-      int xx = x + dx, yy = y + dy;
-      if (xx >= 0 && yy >= 0 && xx < w && yy < h && !is_free(m, yy * w + xx)) return false;
-    }
-  return true;
-}
-
 /* Lists in m->list the samples not claimed yet (of every stride-th one)
  * and packs them (pack_list); returns how many. so: their Lab summed,
- * for every face's fit on that list.
- * In the sliver rescue (m->clear) a sliver (at most VIS__SLIVER_SHOWS of
- * its samples free) keeps only those clear of the claims
- * (clear_of_claims): at the matching scale (about 1 mm) a sample on an
- * accepted object's outline mixes in that object's border, and a sliver
- * of 45-50 samples lost 4 of them so and stayed under SLIVER_SCORE (DEV
- * easy 3050: a palace 4 % visible under two carpets, its own face 45 of
- * 49 at its true pose, the 4 misfits within 0.6 mm of the carpets'
- * outlines and brighter than the purple predicted there, not the top
- * carpets' shadow; a hypothesis 1.6 mm off searched so, 39 of 41; HUNT
- * normal 3750, a treasure under a carpet, likewise). Only there: for
- * every sliver-sized hypothesis, cards 5-18 % visible changed their best
- * face and were lost (DEV easy 3010, 3066, 3086) or typed wrong (3026). */
+ * for every face's fit on that list. */
 static int free_samples(const match_ctx *m, const hyp *h, int stride, double so[3]) {
   int valid = 0, *list = m->list;
   const int16_t *claim = m->claim; /* in locals: list's stores could alias m's fields */
   uint16_t self = (uint16_t)m->self;
   for (int k = 0; k < h->n; k += stride)
     if (claim_free(claim, self, h->pix[k])) list[valid++] = k;
-  int total = (h->n + stride - 1) / stride;
-  if (m->clear && valid <= VIS__SLIVER_SHOWS * total) {
-    int kept = 0;
-    for (int q = 0; q < valid; q++)
-      if (clear_of_claims(m, h->pix[list[q]])) list[kept++] = list[q];
-    valid = kept;
-  }
   pack_list(m, h, valid, so);
   return valid;
 }
@@ -3656,7 +3624,7 @@ static bool tables_make(const vis__table *t, const vis__template *tpl, int n_tpl
     packed *pk = &mt->packs[w];
     *pk = (packed){lab, lab + cap, {list + 2 * cap, list + 3 * cap}, NULL, -1};
     workers[w] = (match_ctx){t, tpl, n_tpl, mp, mt->tex, mt->integral, mt->claim, mt->used, list,
-                             list + cap, pk, INT16_MAX, false};
+                             list + cap, pk, INT16_MAX};
   }
   return true;
 }
@@ -3911,11 +3879,8 @@ static int rescue(const match_ctx *m, hyp *H, int n_hyps, const vis__object *acc
   static const rescue_pass *const passes[] = {&RESCUE_FREE, &RESCUE_OVER_CARD, &RESCUE_STRIPS,
                                               &RESCUE_SLIVERS};
   int bi = -1;
-  for (size_t p = 0; bi < 0 && p < sizeof passes / sizeof *passes; p++) {
-    match_ctx mc = *m; /* the sliver rescue scores slivers clear of the claims */
-    mc.clear = passes[p] == &RESCUE_SLIVERS;
-    bi = run_rescue(&mc, H, n_hyps, acc, n, passes[p], order, refined, is_refined);
-  }
+  for (size_t p = 0; bi < 0 && p < sizeof passes / sizeof *passes; p++)
+    bi = run_rescue(m, H, n_hyps, acc, n, passes[p], order, refined, is_refined);
   return bi;
 }
 
