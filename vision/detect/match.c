@@ -3189,6 +3189,34 @@ static void hide_hand(const match_ctx *m, const vis__object *o, hyp *h) {
   vis__occluder_free(&oc);
 }
 
+/* settle_type: every card face of tp's size scored at h, upright and
+ * turned, into cand; *top: the most any explained. Returns how many. */
+static int score_card_faces(match_ctx *m, hyp *h, int valid, const double so[3],
+                            const vis__template *tp, vis__object *cand, int *top) {
+  int n_cand = 0;
+  for (int f = 0; f < m->n_tpl && n_cand < 2 * VIS_TYPE_COUNT; f++) {
+    if (m->tpl[f].kind != VIS__FACE_TYPE || m->tpl[f].w != tp->w || m->tpl[f].h != tp->h)
+      continue;
+    for (int fl = 0; fl < 2; fl++) {
+      score_face(m, h, valid, so, f, fl, false, -1, &cand[n_cand]);
+      *top = cand[n_cand].explained > *top ? cand[n_cand].explained : *top;
+      n_cand++;
+    }
+  }
+  return n_cand;
+}
+
+/* settle_type took another type than the matcher's: its runner-up and
+ * margin are the race's (valid: the samples the race counted). */
+static void take_race_runner(const match_ctx *m, const type_race *r, const vis__object *cand,
+                             int valid, vis__object *o) {
+  o->second_face = cand[r->runner].face;
+  o->second_explained =
+      valid ? (int)lround((double)cand[r->runner].explained * o->valid / valid) : 0;
+  o->disc_samples = r->run_nd / (m->mp->step * m->mp->step); /* on the matcher's grid */
+  o->disc_margin = r->run_nd > 0 ? (double)(r->run_na - r->run_nb) / r->run_nd : 0;
+}
+
 /* The type of accepted card i (*o) settled; normal_gain: the photo's
  * gain of L (photo_gain; 0: unknown), pc its colours (photo_colour_of).
  * A carpet's face is only fitted again at its refined pose (settle_carpet). */
@@ -3212,16 +3240,7 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i, double normal_g
   double so[3];
   int valid = free_samples(m, &h, 1, so);
   vis__object cand[2 * VIS_TYPE_COUNT];
-  int n_cand = 0, top = 0;
-  for (int f = 0; f < m->n_tpl && n_cand < 2 * VIS_TYPE_COUNT; f++) {
-    if (m->tpl[f].kind != VIS__FACE_TYPE || m->tpl[f].w != tp->w || m->tpl[f].h != tp->h)
-      continue;
-    for (int fl = 0; fl < 2; fl++) {
-      score_face(m, &h, valid, so, f, fl, false, -1, &cand[n_cand]);
-      top = cand[n_cand].explained > top ? cand[n_cand].explained : top;
-      n_cand++;
-    }
-  }
+  int top = 0, n_cand = score_card_faces(m, &h, valid, so, tp, cand, &top);
   int own = -1;
   for (int c = 0; c < n_cand; c++)
     if (cand[c].face == o->face && cand[c].flipped == o->flipped) own = c;
@@ -3253,12 +3272,8 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i, double normal_g
   }
   /* the same type: the matcher's runner-up and margin stand (its four
    * candidates were the closest faces at its pose) */
-  if (r.win >= 0 && r.runner >= 0 && m->tpl[cand[r.win].face].index != tp->index) {
-    o->second_face = cand[r.runner].face;
-    o->second_explained = valid ? (int)lround((double)cand[r.runner].explained * o->valid / valid) : 0;
-    o->disc_samples = r.run_nd / (m->mp->step * m->mp->step); /* on the matcher's grid */
-    o->disc_margin = r.run_nd > 0 ? (double)(r.run_na - r.run_nb) / r.run_nd : 0;
-  }
+  if (r.win >= 0 && r.runner >= 0 && m->tpl[cand[r.win].face].index != tp->index)
+    take_race_runner(m, &r, cand, valid, o);
   sv.race_runner = race_runner_of(m, &r, cand, tp->index, &sv.race_narrow);
   colour_check(m, &h, &sv, o, pc, i);
   m->self = INT16_MAX;
