@@ -1339,8 +1339,9 @@ static double pose_cost(const vis__table *t, const vis__template *tp,
     if (lo_x + row_x >= 0 && lo_y + row_y >= 0 && hi_x + row_x <= x_max && hi_y + row_y <= y_max) {
       for (int i = stride / 2; i < tp->w; i += stride) {
         double x = col_x[i] + row_x, y = col_y[i] + row_y;
-        int16_t c = claim[(int)(y + 0.5) * t->lab.width + (int)(x + 0.5)]; /* vis__round, x, y >= 0 */
-        if (c >= 0 && c < self) continue;
+        /* vis__round, x, y >= 0 */
+        if (!claim_free(claim, (uint16_t)self, (int)(y + 0.5) * t->lab.width + (int)(x + 0.5)))
+          continue;
         int ix = (int)x, iy = (int)y;
         const uint8_t *q = tp_image_row(&t->rgb, iy) + 3 * ix;
         if (!(q[0] | q[1] | q[2])) continue;
@@ -1355,8 +1356,7 @@ static double pose_cost(const vis__table *t, const vis__template *tp,
       double x = col_x[i] + row_x, y = col_y[i] + row_y;
       int ix = vis__round(x), iy = vis__round(y);
       if (ix < 0 || iy < 0 || ix >= t->lab.width || iy >= t->lab.height) continue;
-      int16_t c = claim[iy * t->lab.width + ix];
-      if (c >= 0 && c < self) continue;
+      if (!claim_free(claim, (uint16_t)self, iy * t->lab.width + ix)) continue;
       const uint8_t *r0, *r1;
       double fx, fy;
       if (!vis__table_at(t, x, y, &r0, &r1, &fx, &fy)) continue;
@@ -3902,22 +3902,22 @@ static int rescue(const match_ctx *m, hyp *H, int n_hyps, const vis__object *acc
 /* Accepts H[bi] as object n: it claims its pixels, and a carpet's colour
  * is taken (each carpet lies once on the table). */
 static void accept_object(const match_ctx *m, hyp *H, int bi, vis__object *acc, int n,
-                          const retract_arrays *ga) {
+                          const retract_arrays *arrays) {
   vis__object o = H[bi].best;
-  o.hand_share = ga->is_refined[n] ? ga->refined[n].hand_share : 0;
+  o.hand_share = arrays->is_refined[n] ? arrays->refined[n].hand_share : 0;
   if (m->mp->log)
     fprintf(m->mp->log, "accept %d: hyp %d face %d expl %d valid %d score %.2f at %.0f %.0f %.1f\n",
             n, bi, o.face, o.explained, o.valid, o.score, o.r_px.center.x, o.r_px.center.y,
             o.r_px.angle_deg);
   acc[n] = o;
-  ga->sliver[n] = let_in_as_sliver(m, &H[bi]);
+  arrays->sliver[n] = let_in_as_sliver(m, &H[bi]);
   H[bi].alive = false;
   H[bi].dead = 'a';
-  claim_rect(m->t, &o.r_px, (int16_t)n, ga->claim);
+  claim_rect(m->t, &o.r_px, (int16_t)n, arrays->claim);
   const vis__template *won = &m->tpl[o.face];
   if (won->kind != VIS__FACE_TYPE)
     for (int f = 0; f < m->n_tpl; f++)
-      if (m->tpl[f].kind != VIS__FACE_TYPE && m->tpl[f].index == won->index) ga->used[f] = true;
+      if (m->tpl[f].kind != VIS__FACE_TYPE && m->tpl[f].index == won->index) arrays->used[f] = true;
 }
 
 /* Scores again the hypotheses that the object just accepted (id) hid in
@@ -3925,14 +3925,14 @@ static void accept_object(const match_ctx *m, hyp *H, int bi, vis__object *acc, 
  * hypothesis' samples is hidden, its scores stay as they are. */
 static void rescore_after_accepting(const match_ctx *m, shared_work *sw, int threads, hyp *H,
                                     int n_hyps, const vis__object *o, int16_t id,
-                                    const retract_arrays *ga) {
+                                    const retract_arrays *arrays) {
   int n_items = 0;
   for (int i = 0; i < n_hyps; i++) {
     if (!H[i].alive) continue;
     bool hidden = vis_rect_overlap_area(&H[i].r, &o->r_px) > 0 && newly_hidden(m, &H[i], id);
-    if (hidden || (H[i].best.face >= 0 && ga->used[H[i].best.face])) {
-      ga->items[n_items] = i;
-      ga->rerank[n_items++] = hidden;
+    if (hidden || (H[i].best.face >= 0 && arrays->used[H[i].best.face])) {
+      arrays->items[n_items] = i;
+      arrays->rerank[n_items++] = hidden;
     }
   }
   vis__parallel_for(threads, n_items, rescore_item, sw);
