@@ -164,6 +164,50 @@ static void test_template_build(void **state) {
   free_deck(&d);
 }
 
+/* A carpet face as the demo deck prints it (tools/render/deck_art.c): a
+ * rug inset `side` mm from the long sides and `end` mm from the short
+ * ends on a cream ground, with fringe threads (near the ground's colour)
+ * on the ground at both ends; side 0: the rug printed to the edge. */
+static void draw_rug(double side, double end, tp_image *img) {
+  int w = (int)(card_mm[0] * FACE_PX_PER_MM), h = (int)(card_mm[1] * FACE_PX_PER_MM);
+  assert_int_equal(tp_image_alloc(img, w, h, 3), TP_OK);
+  const uint8_t cream[3] = {241, 234, 216}, thread[3] = {248, 242, 224}, rug[3] = {179, 22, 27};
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      double u = (x + 0.5) / FACE_PX_PER_MM, v = (y + 0.5) / FACE_PX_PER_MM;
+      const uint8_t *c = cream;
+      if (fmod(u, 1.3) < 0.5) c = thread;
+      if (u >= side && u < card_mm[0] - side && v >= end && v < card_mm[1] - end) c = rug;
+      memcpy(tp_image_row(img, y) + 3 * x, c, 3);
+    }
+}
+
+/* The rug's insets are measured on a carpet face once (the pose shifts
+ * of try_rug_shifts): the demo deck's 4 and 7 mm, none where the rug
+ * fills the face, and none asked of card faces. */
+static void test_rug_insets(void **state) {
+  (void)state;
+  tp_image img = {0};
+  vis__template tpl;
+  draw_rug(4, 7, &img);
+  assert_int_equal(vis__template_build(&img, card_mm[0], card_mm[1], VIS__FACE_CARPET, 0, &tpl, NULL),
+                   TP_OK);
+  assert_true(fabs(tpl.rug_side_mm - 4) <= 0.5);
+  assert_true(fabs(tpl.rug_end_mm - 7) <= 0.5);
+  vis__template_free(&tpl);
+  assert_int_equal(vis__template_build(&img, card_mm[0], card_mm[1], VIS__FACE_TYPE, 0, &tpl, NULL),
+                   TP_OK);
+  assert_true(tpl.rug_side_mm == 0 && tpl.rug_end_mm == 0);
+  vis__template_free(&tpl);
+  tp_image_free(&img);
+  draw_rug(0, 0, &img);
+  assert_int_equal(vis__template_build(&img, card_mm[0], card_mm[1], VIS__FACE_CARPET, 0, &tpl, NULL),
+                   TP_OK);
+  assert_true(tpl.rug_side_mm == 0 && tpl.rug_end_mm == 0);
+  vis__template_free(&tpl);
+  tp_image_free(&img);
+}
+
 /* A table (*t) with one card of the face given at (250, 200) px, at
  * angle, turned or not, under a glare (0: none); returns its pose. */
 static vis_rect one_card_table(const deck *d, int face, double angle, bool turned, double glare,
@@ -438,6 +482,7 @@ static void test_apparent_scale(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_template_build),
+      cmocka_unit_test(test_rug_insets),
       cmocka_unit_test(test_both_turns),
       cmocka_unit_test(test_look_alikes),
       cmocka_unit_test(test_washed_card),

@@ -17,6 +17,54 @@
 #include "cvw.h"
 #include "vision_internal.h"
 
+/* How far in from one edge of the face the rug begins: the first line
+ * (rows from the top or bottom, columns from the left or right; step
+ * +-1 from `from`) of which over half the pixels of its middle half
+ * differ from the ground (RUG_DIFFER, RGB summed) ends the ground.
+ * Returns the lines of ground, or 0 when the rug does not begin within
+ * a quarter of the face (no ground: a face printed to its edge). The
+ * demo deck's fringes (tools/render/deck_art.c) differ from its ground
+ * by 23 and count as ground; its rugs by 255 (yellow) to 483. */
+#define RUG_DIFFER 60
+static int ground_lines(const tp_image *face, const int ground[3], bool rows, int from, int step) {
+  int n_lines = rows ? face->height : face->width, len = rows ? face->width : face->height;
+  for (int k = 0; k < n_lines / 4; k++) {
+    int line = from + step * k, differ = 0;
+    for (int q = len / 4; q < len - len / 4; q++) {
+      const uint8_t *p = tp_image_row(face, rows ? line : q) + face->channels * (rows ? q : line);
+      differ += abs(p[0] - ground[0]) + abs(p[1] - ground[1]) + abs(p[2] - ground[2]) > RUG_DIFFER;
+    }
+    if (2 * differ > len - 2 * (len / 4)) return k;
+  }
+  return 0;
+}
+
+/* The rug's insets of a carpet face (vis__template.rug_end_mm and
+ * rug_side_mm): the ground's colour is the mean of the face's outermost
+ * 2 % (its corner pixels are left out: a photographed face's may show
+ * the table), and each inset is the mean of its two sides'
+ * (ground_lines); both 0 unless all four sides show ground. */
+static void rug_insets(const tp_image *face, vis__template *out) {
+  if (face->channels < 3) return;
+  int W = face->width, H = face->height, ring = W / 50 > 1 ? W / 50 : 1;
+  double sum[3] = {0, 0, 0};
+  int n = 0;
+  for (int y = ring; y < H - ring; y++)
+    for (int x = ring; x < W - ring; x++) {
+      if (x >= 2 * ring && x < W - 2 * ring && y >= 2 * ring && y < H - 2 * ring) continue;
+      const uint8_t *p = tp_image_row(face, y) + face->channels * x;
+      for (int c = 0; c < 3; c++) sum[c] += p[c];
+      n++;
+    }
+  if (n == 0) return;
+  int ground[3];
+  for (int c = 0; c < 3; c++) ground[c] = (int)lround(sum[c] / n);
+  int top = ground_lines(face, ground, true, 0, 1), bottom = ground_lines(face, ground, true, H - 1, -1);
+  int left = ground_lines(face, ground, false, 0, 1), right = ground_lines(face, ground, false, W - 1, -1);
+  if (!top || !bottom || !left || !right) return;
+  out->rug_end_mm = 0.5 * (top + bottom) * out->h_mm / H;
+  out->rug_side_mm = 0.5 * (left + right) * out->w_mm / W;
+}
 
 tp_status vis__template_build(const tp_image *face, double w_mm, double h_mm,
                               int kind, int index, vis__template *out,
@@ -35,6 +83,7 @@ tp_status vis__template_build(const tp_image *face, double w_mm, double h_mm,
     st = tp_error_set(err, TP_ERR_NOMEM, "out of memory for a face template");
     goto done;
   }
+  if (kind == VIS__FACE_CARPET) rug_insets(face, out);
   st = cvw_resize(face, &small, err);
   if (!st) st = cvw_rgb_to_lab(&small, &lab, err);
   /* the same smoothing as the table's (vis__table.smooth): a pose off by
@@ -94,6 +143,7 @@ typedef struct {
   bool sliver_rescued; /* found by rescue_slivers */
   bool beside_phantom; /* a card taken back lay on it (retract_phantoms) */
   bool freed; /* lab freed of a lift (free_of_lift): may leave 0..255 */
+  int rug_tried; /* 1 + the carpet face it was last tried for at the rug's offsets (0: none) */
   char dead; /* why it is no longer alive (the debug log): f faces, h hidden, c card overlap, a accepted */
 } hyp;
 
@@ -2546,6 +2596,7 @@ typedef struct {
   photo_colour colour; /* the photo's colours (photo_colour_of), for settle_type */
   vis__match_ahead *ahead; /* first looks taken ahead, or NULL */
   const int *look;         /* per hypothesis: its look in ahead, or -1 (NULL: none) */
+  int n_hyps;              /* of hyps */
 } shared_work;
 
 /* How well a hypothesis's outline shows, before anything is accepted. */
@@ -2584,6 +2635,117 @@ static void rank_outlines(int threads, const vis__match_ahead *a, shared_work *s
   vis__parallel_for(threads, n_todo, listed_edge_rank_item, sw);
 }
 
+/* ---- carpets whose hypotheses came from their rug's edges ---- */
+
+/* A carpet of the demo deck is a rug printed on a plain ground, inset
+ * 7 mm from its short ends and 4 mm from its long sides (measured on the
+ * deck's face: vis__template.rug_end_mm and rug_side_mm). Where a carpet
+ * lies on another's ground or on a card's frame, the rug's edges are the
+ * straight edges the line detector finds, and a hypothesis made from
+ * them lies the end inset along the carpet and 0 or the side inset
+ * across it (14 px and 0 or 8 px at 1080p): beyond the pose search's
+ * reach (about 10 px), and there its own face explains little of what
+ * shows (HUNT hard 3674: the green carpet, 14.5 % of it showing, 14.7 px
+ * along and 6.5 across: 62 of 141, 0.44; at the rug's offsets 135 of
+ * 137). Every line corner giving the rug's rectangles as hypotheses too
+ * found such carpets but added 60 % more hypotheses and lost 10 DEV
+ * scenes (session 28). So only a hypothesis whose best face is a
+ * carpet's when it is scored again after an accepted object hid part
+ * of it (rescore_item), and that explains under RUG_LOW_SCORE of what
+ * shows, is tried at the rug's offsets, once per face: the six poses
+ * along by +-rug_end_mm and across by 0 or +-rug_side_mm in its own
+ * frame, scored with that face. It moves to the first whose face
+ * explains RUG_ACCEPT of what shows there and more samples than it did
+ * (a later one replaces it only with a share RUG_GAIN higher), and is
+ * scored there afresh. Not to a pose where a hypothesis of the list
+ * lies already (listed_near): the carpet had its chance there, and a
+ * moved one at the same place won instead, was refined a little
+ * otherwise and changed a type and a contact (DEV hard 3117, 3194).
+ * Tried at the first scoring too, the shifts moved hypotheses of
+ * carpets wholly shown, which others find anyway, changed which of them
+ * won, and 3674's green was lost again. */
+#define RUG_LOW_SCORE 0.85 /* RESCUE_ACCEPT */
+#define RUG_ACCEPT 0.95    /* SLIVER_SCORE */
+#define RUG_GAIN 0.1
+enum { RUG_SHIFTS = 6 };
+static bool rug_shift_candidate(const match_ctx *m, const hyp *h) {
+  if (!h->alive || h->best.face < 0) return false;
+  const vis__template *tp = &m->tpl[h->best.face];
+  return tp->kind == VIS__FACE_CARPET && tp->rug_end_mm > 0 && h->best.score < RUG_LOW_SCORE &&
+         h->rug_tried != h->best.face + 1;
+}
+
+static bool rug_pose_better(const vis__object *o, const vis__object *b) {
+  return o->explained > b->explained && o->score >= b->score + RUG_GAIN && o->score >= RUG_ACCEPT;
+}
+
+/* h's rectangle moved by shift k of the rug's offsets (tp's). */
+static vis_rect rug_shifted(const match_ctx *m, const vis__template *tp, const hyp *h, int k) {
+  double s = m->t->px_per_mm, a = h->r.angle_deg * VIS_PI / 180.0;
+  const double across[3] = {0, tp->rug_side_mm, -tp->rug_side_mm};
+  double along = (k & 1 ? -1 : 1) * tp->rug_end_mm, ac = across[k / 2];
+  vis_rect r = h->r;
+  r.center.x += s * (along * cos(a) + ac * sin(a));
+  r.center.y += s * (along * sin(a) - ac * cos(a));
+  return r;
+}
+
+/* h takes over the sampling at its new pose (c), keeps what was decided
+ * of it, and is scored there as at first. */
+static void move_to(const match_ctx *m, hyp *h, hyp *c) {
+  hyp old = *h;
+  *h = *c;
+  h->no_card = old.no_card, h->cards_out = old.cards_out, h->over_card = old.over_card;
+  h->searched = old.searched, h->beside_phantom = old.beside_phantom;
+  h->rug_tried = old.rug_tried;
+  free_hyp(&old);
+  if (h->alive) rescore(m, h, true, true);
+}
+
+/* A hypothesis as the corners gave it (hyps[0..n)) lies within NMS_MM
+ * and 4 degrees of r (near_duplicate's test). */
+static bool listed_near(const match_ctx *m, const vis_rect *hyps, int n, const vis_rect *r) {
+  for (int j = 0; j < n; j++) {
+    const vis_rect *q = &hyps[j];
+    double da = fabs(q->angle_deg - r->angle_deg);
+    if (da >= 180) da = fmod(da, 180);
+    if (da > 90) da = 180 - da;
+    if (fabs(q->w - r->w) < 0.5 && fabs(q->h - r->h) < 0.5 && da < 4 &&
+        hypot(q->center.x - r->center.x, q->center.y - r->center.y) < NMS_MM * m->t->px_per_mm)
+      return true;
+  }
+  return false;
+}
+
+static void try_rug_shifts(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_hyps) {
+  if (!rug_shift_candidate(m, h)) return;
+  h->rug_tried = h->best.face + 1;
+  const vis__template *tp = &m->tpl[h->best.face];
+  hyp best_h;
+  bool have = false;
+  vis__object best_o = h->best;
+  for (int k = 0; k < RUG_SHIFTS; k++) {
+    vis_rect r = rug_shifted(m, tp, h, k);
+    if (listed_near(m, hyps, n_hyps, &r)) continue;
+    hyp c;
+    if (!sample_hyp(m->t, &r, h->tw, h->th, tp->w_mm, tp->h_mm, m->mp->step, &c)) {
+      free_hyp(&c); /* out of memory: that pose is not tried */
+      continue;
+    }
+    double so[3];
+    int valid = free_samples(m, &c, 1, so);
+    vis__object o;
+    score_face(m, &c, valid, so, h->best.face, h->best.flipped, false, -1, &o);
+    if (!rug_pose_better(&o, &best_o)) {
+      free_hyp(&c);
+      continue;
+    }
+    if (have) free_hyp(&best_h);
+    best_h = c, best_o = o, have = true;
+  }
+  if (have) move_to(m, h, &best_h);
+}
+
 /* Samples a new hypothesis and scores it, or takes over the look taken
  * ahead at it (the same: a first look depends on the hypothesis alone;
  * each item takes its own look, match_looks gives each look to one). */
@@ -2616,6 +2778,7 @@ static void rescore_item(void *ctx, int worker, int item) {
     h->cards_out = h->over_card = false;
     h->no_card = true;
     rescore(&sw->w[worker], h, true, false);
+    try_rug_shifts(&sw->w[worker], h, sw->hyps, sw->n_hyps);
     return;
   }
   /* a carpet accepted on it now hides what its face failed to explain
@@ -2623,6 +2786,7 @@ static void rescore_item(void *ctx, int worker, int item) {
   bool cards_back = sw->rerank[item] && h->cards_out;
   if (sw->rerank[item]) h->no_card = h->cards_out = h->over_card = false;
   rescore(&sw->w[worker], h, cards_back, sw->rerank[item]);
+  try_rug_shifts(&sw->w[worker], h, sw->hyps, sw->n_hyps);
 }
 
 static void refine_item(void *ctx, int worker, int item) {
@@ -3706,7 +3870,8 @@ void vis__match_ahead_make(const vis__table *t, const vis__template *tpl, int n_
   int *kept = malloc(sizeof *kept * ((size_t)n_hyps + 1));
   vis__match_ahead *a = calloc(1, sizeof *a);
   if (H && order && kept && a) {
-    shared_work sw = {.w = workers, .H = H, .hyps = hyps, .items = kept, .edge_rank = order};
+    shared_work sw = {.w = workers, .H = H, .hyps = hyps, .items = kept, .edge_rank = order,
+                      .n_hyps = n_hyps};
     vis__parallel_for(threads, n_hyps, edge_rank_item, &sw);
     a->rank_r = malloc(sizeof *a->rank_r * ((size_t)n_hyps + 1));
     a->rank_e = malloc(sizeof *a->rank_e * ((size_t)n_hyps + 1));
@@ -3981,7 +4146,7 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   bool is_refined[64] = {false};
   bool sliver[64] = {false};
   shared_work sw = {workers, H, hyps, kept, rerank, NULL, refined, is_refined, order, 0,
-                    {0, {0, 0}, false}, ahead, look};
+                    {0, {0, 0}, false}, ahead, look, n_hyps};
   vis__object fin[64];
   bool refined_all = false;
   retraction rt = {0};

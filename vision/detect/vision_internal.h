@@ -346,6 +346,10 @@ typedef struct {
   double w_mm, h_mm;
   int w, h;   /* samples across and along */
   float *lab; /* w*h*3 */
+  /* A carpet face printed as a rug on a plain ground (the demo deck's):
+   * the rug's inset from the short ends and from the long sides, in mm,
+   * measured on the face image (match.c rug_insets); 0 when none shows. */
+  double rug_end_mm, rug_side_mm;
 } vis__template;
 
 tp_status vis__template_build(const tp_image *face, double w_mm, double h_mm,
