@@ -120,6 +120,8 @@ typedef struct {
   vis_rect r;
   int tw, th;     /* template grid it was sampled for */
   int n;          /* samples */
+  int step;       /* sampled every step-th texel each way */
+  bool whole;     /* every texel of that grid sampled (none off the table) */
   int *idx;       /* template index (j*tw+i) of each sample */
   int *tix, *tixf; /* its texel (j*tw+i) in a face, upright and turned */
   int *pix;       /* table pixel (y*W+x) of each sample, -1 outside */
@@ -171,6 +173,11 @@ static void sample_row_inside(const vis__table *t, const double *col_x, const do
     n++;
   }
   h->n = n;
+}
+
+/* The texels of a side n long sampled every step-th from step / 2. */
+static int grid_count(int n, int step) {
+  return n > step / 2 ? (n - step / 2 + step - 1) / step : 0;
 }
 
 static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
@@ -229,6 +236,8 @@ static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
   if (col_x != stack) free(col_x);
   h->lab[3 * h->n] = 0; /* the spare lane of the last sample's load4 */
   h->alive = h->n > 0;
+  h->step = step;
+  h->whole = h->n == grid_count(tw, step) * grid_count(th, step);
   return true;
 }
 
@@ -312,18 +321,29 @@ typedef struct {
   int *at[2];
   const float *of;
   int n;
+  int whole; /* the list is every stride-th sample of a whole grid
+                (free_samples): that stride, else 0 */
 } packed;
+
+/* A face's sums of f and f*f per channel (fit_sums' s[1], s[2]) over
+ * the texels of a whole sample grid (face_sums_make), at WHOLE_AT(face,
+ * coarse: every COARSE_STRIDE-th sample, turned). */
+typedef struct {
+  double f[3], ff[3];
+} face_sums;
+#define WHOLE_AT(f, coarse, turned) (((f) * 2 + (coarse)) * 2 + (turned))
 
 /* The fit's sums over the packed samples at fit[0..n-1] (list positions;
  * fit NULL: the first n) (s[0..3]: o, f, f*f, o*f per channel):
  * those of the per-channel double loop, bit for bit. o and o*f in double
  * in sample order; f and f*f, when integral, in int32 per block of 64
  * samples (at most 64 * 255^2), else in double. with_o false: s[0] is
- * left alone (the caller knows it). Inline with constant flags: loops
- * without tests per sample. */
+ * left alone (the caller knows it); with_f false: so are s[1] and s[2]
+ * (face_sums). Inline with constant flags: loops without tests per
+ * sample. */
 static inline __attribute__((always_inline)) void
 fit_sums(const packed *pk, const texel *tpl, bool turned, const int *fit, int n,
-         bool integral, bool with_o, double s[4][3]) {
+         bool integral, bool with_o, bool with_f, double s[4][3]) {
   const char *base = (const char *)tpl;
   const int *at = pk->at[turned];
   acc3d so = {{0, 0}, 0}, sof = so, sf = so, sff = so;
@@ -337,9 +357,9 @@ fit_sums(const packed *pk, const texel *tpl, bool turned, const int *fit, int n,
       v4f o = pk->lab[q], of = o * t->f;
       if (with_o) acc3d_add(&so, o);
       acc3d_add(&sof, of);
-      if (integral) {
+      if (with_f && integral) {
         si += t->i, sii += t->ii;
-      } else {
+      } else if (with_f) {
         acc3d_add(&sf, t->f);
         acc3d_add(&sff, t->f * t->f);
       }
@@ -348,8 +368,8 @@ fit_sums(const packed *pk, const texel *tpl, bool turned, const int *fit, int n,
   }
   for (int c = 0; c < 3; c++) {
     if (with_o) s[0][c] = acc3d_lane(&so, c);
-    s[1][c] = integral ? sfi[c] : acc3d_lane(&sf, c);
-    s[2][c] = integral ? sffi[c] : acc3d_lane(&sff, c);
+    if (with_f) s[1][c] = integral ? sfi[c] : acc3d_lane(&sf, c);
+    if (with_f) s[2][c] = integral ? sffi[c] : acc3d_lane(&sff, c);
     s[3][c] = acc3d_lane(&sof, c);
   }
 }
@@ -450,29 +470,40 @@ enum { FIT_BOUNDED, FIT_DIM, FIT_WASHED }; /* fit_and_count's modes */
  * incomplete). ok[0..n_mask) may be written past the count (list4
  * writes each slot before it knows whether to keep it). sums: the fit's
  * sums (fit_sums) are left there, or NULL when the caller has no use for
- * them. */
-static int fit_and_count(const packed *pk, const texel *tpl, bool integral, int mode,
+ * them. fs (or NULL): the face's f and f*f sums over the list's texels,
+ * given with fit NULL and n_fit the whole list (fit_face). */
+static int fit_and_count(const packed *pk, const texel *tpl, bool integral,
+                         const face_sums *fs, int mode,
                          bool turned, const int *fit, int n_fit, const double *so_fit,
                          int n_mask, double tau, double gain[3], double offset[3], int *ok,
                          int give_up, double sums[4][3]) {
   double own_sums[4][3];
   if (!sums) sums = own_sums;
   /* so_fit is given for the first fit, over the whole list (fit NULL) */
-  if (so_fit && !fit) {
+  if (fs && !fit) { /* the face's f sums known (face_sums_make) */
+    if (so_fit) {
+      memcpy(sums[0], so_fit, sizeof sums[0]);
+      fit_sums(pk, tpl, turned, NULL, n_fit, true, false, false, sums);
+    } else {
+      fit_sums(pk, tpl, turned, NULL, n_fit, true, true, false, sums);
+    }
+    memcpy(sums[1], fs->f, sizeof sums[1]);
+    memcpy(sums[2], fs->ff, sizeof sums[2]);
+  } else if (so_fit && !fit) {
     memcpy(sums[0], so_fit, sizeof sums[0]);
     if (integral)
-      fit_sums(pk, tpl, turned, NULL, n_fit, true, false, sums);
+      fit_sums(pk, tpl, turned, NULL, n_fit, true, false, true, sums);
     else
-      fit_sums(pk, tpl, turned, NULL, n_fit, false, false, sums);
+      fit_sums(pk, tpl, turned, NULL, n_fit, false, false, true, sums);
   } else if (!fit) {
     if (integral)
-      fit_sums(pk, tpl, turned, NULL, n_fit, true, true, sums);
+      fit_sums(pk, tpl, turned, NULL, n_fit, true, true, true, sums);
     else
-      fit_sums(pk, tpl, turned, NULL, n_fit, false, true, sums);
+      fit_sums(pk, tpl, turned, NULL, n_fit, false, true, true, sums);
   } else if (integral) {
-    fit_sums(pk, tpl, turned, fit, n_fit, true, true, sums);
+    fit_sums(pk, tpl, turned, fit, n_fit, true, true, true, sums);
   } else {
-    fit_sums(pk, tpl, turned, fit, n_fit, false, true, sums);
+    fit_sums(pk, tpl, turned, fit, n_fit, false, true, true, sums);
   }
   const double *so = sums[0], *sf = sums[1], *sff = sums[2], *sof = sums[3];
   for (int c = 0; c < 3; c++) {
@@ -523,6 +554,7 @@ typedef struct {
   const vis__match_params *mp;
   const texel *const *tex; /* per template: its texels */
   const bool *integral;    /* per template: its Lab is all integers */
+  const face_sums *whole;  /* per template, stride and turn: face_sums_make's */
   const int16_t *claim; /* per table pixel: accepted object or -1 */
   const bool *used;     /* per template: its carpet is taken */
   int *list, *ok;       /* scratch: sample indices (ok: list positions, fit_face) */
@@ -559,13 +591,16 @@ static void pack_list(const match_ctx *m, const hyp *h, int valid, double so[3])
   }
   pk->of = h->lab;
   pk->n = valid;
+  pk->whole = 0;
   if (so)
     for (int c = 0; c < 3; c++) so[c] = acc3d_lane(&s, c);
 }
 
 /* Lists in m->list the samples not claimed yet (of every stride-th one)
  * and packs them (pack_list); returns how many. so: their Lab summed,
- * for every face's fit on that list. */
+ * for every face's fit on that list. When h was sampled whole on the
+ * matcher's grid and none of them is claimed, the list's texels are
+ * those face_sums_make summed (m->pk->whole). */
 static int free_samples(const match_ctx *m, const hyp *h, int stride, double so[3]) {
   int valid = 0, *list = m->list;
   const int16_t *claim = m->claim; /* in locals: list's stores could alias m's fields */
@@ -573,6 +608,9 @@ static int free_samples(const match_ctx *m, const hyp *h, int stride, double so[
   for (int k = 0; k < h->n; k += stride)
     if (claim_free(claim, self, h->pix[k])) list[valid++] = k;
   pack_list(m, h, valid, so);
+  if (h->whole && h->step == m->mp->step && (stride == 1 || stride == COARSE_STRIDE) &&
+      valid == (h->n + stride - 1) / stride)
+    m->pk->whole = stride;
   return valid;
 }
 
@@ -591,11 +629,14 @@ static int fit_face(const match_ctx *m, const hyp *h, int valid, const double so
    * Lab (lift_all, refit_under); h's own Lab again after a lifted one
    * (glare_reference) is packed here */
   if (m->pk->of != h->lab || m->pk->n != valid) pack_list(m, h, valid, NULL);
-  int n1 = fit_and_count(m->pk, tpl, integral, mode, flipped, NULL, valid, so, valid,
+  const face_sums *fs = NULL;
+  if (m->pk->whole && integral && m->tpl[f].w == h->tw && m->tpl[f].h == h->th)
+    fs = &m->whole[WHOLE_AT(f, m->pk->whole == COARSE_STRIDE, flipped)];
+  int n1 = fit_and_count(m->pk, tpl, integral, fs, mode, flipped, NULL, valid, so, valid,
                          m->mp->tau, gain, offset, coarse ? NULL : m->ok,
                          coarse ? give_up : -1, sums);
   if (n1 >= 8 && !coarse)
-    n1 = fit_and_count(m->pk, tpl, integral, mode, flipped, m->ok, n1, NULL, valid,
+    n1 = fit_and_count(m->pk, tpl, integral, NULL, mode, flipped, m->ok, n1, NULL, valid,
                        m->mp->tau, gain, offset, NULL, give_up, NULL);
   return n1;
 }
@@ -3824,6 +3865,39 @@ static texel *build_texels(const vis__template *tpl, int n_tpl, const texel **te
   return all;
 }
 
+/* The first fit of a face to a list of samples sums the face's f and
+ * f*f over the list's texels (fit_sums). Where the list is every sample
+ * (or every COARSE_STRIDE-th) of a hypothesis sampled whole (no texel of
+ * its grid off the table) and none of them hidden, as at every first
+ * look, those texels are the same for every hypothesis of the face's
+ * size: summed once per face here. Only for integral faces, whose sums
+ * are integers, exact in any order: the same doubles as fit_sums'. The
+ * grid is sample_hyp's (rows j, then columns i, from step / 2 by step),
+ * the turned texel N - 1 - (j tw + i). out: 4 per template (WHOLE_AT). */
+static void face_sums_make(const vis__template *tpl, int n_tpl, const texel *const *tex,
+                           const bool *integral, int step, face_sums *out) {
+  for (int f = 0; f < n_tpl; f++) {
+    int tw = tpl[f].w, th = tpl[f].h, N = tw * th, k = 0;
+    int64_t s[2][2][2][3] = {{{{0}}}}; /* coarse, turned, f / ff, channel */
+    for (int j = step / 2; integral[f] && j < th; j += step)
+      for (int i = step / 2; i < tw; i += step, k++)
+        for (int coarse = 0; coarse < 2; coarse++) {
+          if (coarse && k % COARSE_STRIDE) continue;
+          for (int turned = 0; turned < 2; turned++) {
+            const texel *t = &tex[f][turned ? N - 1 - (j * tw + i) : j * tw + i];
+            for (int c = 0; c < 3; c++)
+              s[coarse][turned][0][c] += t->i[c], s[coarse][turned][1][c] += t->ii[c];
+          }
+        }
+    for (int coarse = 0; coarse < 2; coarse++)
+      for (int turned = 0; turned < 2; turned++)
+        for (int c = 0; c < 3; c++) {
+          out[WHOLE_AT(f, coarse, turned)].f[c] = (double)s[coarse][turned][0][c];
+          out[WHOLE_AT(f, coarse, turned)].ff[c] = (double)s[coarse][turned][1][c];
+        }
+  }
+}
+
 /* What the workers' contexts share (the texels, the claims: none yet,
  * the carpets taken: none yet) and each one's scratch. */
 typedef struct {
@@ -3834,9 +3908,11 @@ typedef struct {
   bool *integral;
   texel *texels;
   packed *packs; /* per worker */
+  face_sums *whole; /* per template, stride and turn (face_sums_make) */
 } match_tables;
 
 static void tables_free(match_tables *mt) {
+  free(mt->whole);
   free(mt->claim);
   free(mt->used);
   free(mt->scratch);
@@ -3862,21 +3938,23 @@ static bool tables_make(const vis__table *t, const vis__template *tpl, int n_tpl
                        aligned_alloc(16, (size_t)threads * per_worker),
                        malloc(sizeof(texel *) * ((size_t)n_tpl + 1)),
                        malloc(sizeof(bool) * ((size_t)n_tpl + 1)), NULL,
-                       malloc(sizeof(packed) * (size_t)threads)};
+                       malloc(sizeof(packed) * (size_t)threads),
+                       malloc(sizeof(face_sums) * (4 * (size_t)n_tpl + 1))};
   if (mt->tex && mt->integral) mt->texels = build_texels(tpl, n_tpl, mt->tex, mt->integral);
-  if (!mt->claim || !mt->used || !mt->scratch || !mt->texels || !mt->packs) {
+  if (!mt->claim || !mt->used || !mt->scratch || !mt->texels || !mt->packs || !mt->whole) {
     tables_free(mt);
     return false;
   }
+  face_sums_make(tpl, n_tpl, mt->tex, mt->integral, mp->step, mt->whole);
   for (size_t i = 0; i < npx; i++) mt->claim[i] = -1;
   for (int w = 0; w < threads; w++) {
     uint8_t *mine = mt->scratch + (size_t)w * per_worker;
     v4f *lab = (v4f *)(void *)mine;
     int *list = (int *)(void *)(lab + 2 * cap);
     packed *pk = &mt->packs[w];
-    *pk = (packed){lab, lab + cap, {list + 2 * cap, list + 3 * cap}, NULL, -1};
-    workers[w] = (match_ctx){t, tpl, n_tpl, mp, mt->tex, mt->integral, mt->claim, mt->used, list,
-                             list + cap, pk, INT16_MAX};
+    *pk = (packed){lab, lab + cap, {list + 2 * cap, list + 3 * cap}, NULL, -1, 0};
+    workers[w] = (match_ctx){t, tpl, n_tpl, mp, mt->tex, mt->integral, mt->whole, mt->claim,
+                             mt->used, list, list + cap, pk, INT16_MAX};
   }
   return true;
 }
