@@ -496,6 +496,25 @@ static void occ_grow(vis__occluder *oc, int *scratch) {
   for (int q = 0; q < nx * ny; q++) oc->hid[q] = is_body[q] ? 2 : 0;
 }
 
+/* Cell (i, k) lies within d of the box's border. */
+static bool occ_near_border(const vis__occluder *oc, int i, int k, int d) {
+  return i <= d || k <= d || i >= oc->nx - 1 - d || k >= oc->ny - 1 - d;
+}
+
+/* Whether the flood of occ_open_flood has anywhere to start: an outside
+ * core cell (occ_core) within VIS__OCC_THIN_MM of the box's border. It
+ * reads only the cells within twice that of the border (a core's
+ * neighbourhood), so these alone need their state first. */
+static bool occ_any_seed(const vis__occluder *oc) {
+  const int r = (int)VIS__OCC_THIN_MM;
+  for (int k = 0; k < oc->ny; k++)
+    for (int i = 0; i < oc->nx; i++)
+      if (occ_near_border(oc, i, k, r) && oc->hid[k * oc->nx + i] == OCC_OUT &&
+          occ_core(oc, i, k, r))
+        return true;
+  return false;
+}
+
 /* Flooded (8-connected) from the box's border over the outside cores and
  * every passable cell inside the card: what the arm reaching in from
  * beyond covers. The card's unexplained cells it reaches are the
@@ -508,7 +527,7 @@ static void occ_open_flood(vis__occluder *oc, int *queue) {
       if (oc->hid[k * nx + i] == OCC_OUT && occ_core(oc, i, k, r)) oc->hid[k * nx + i] = OCC_OUT_CORE;
   for (int k = 0; k < ny; k++)
     for (int i = 0; i < nx; i++)
-      if (oc->hid[k * nx + i] == OCC_OUT_CORE && (i <= r || k <= r || i >= nx - 1 - r || k >= ny - 1 - r))
+      if (oc->hid[k * nx + i] == OCC_OUT_CORE && occ_near_border(oc, i, k, r))
         oc->hid[k * nx + i] |= OCC_REACHED, queue[tail++] = k * nx + i;
   while (head < tail) {
     int q = queue[head++], qi = q % nx, qk = q / nx;
@@ -559,10 +578,22 @@ int vis__occluder_find(const vis__table *t, const vis__template *tp, const vis__
   int n_of = n_others < 64 ? n_others : 64;
   for (int k = 0; k < n_of; k++) of[k] = vis__frame_of(&others[k]);
   vis__face_place face = vis__face_place_of(t, tp, o);
-  for (int k = 0; k < oc->ny; k++)
-    for (int i = 0; i < oc->nx; i++)
-      oc->hid[k * oc->nx + i] =
-          occ_state(t, &f, &face, tau, tab, of, n_of, claim, self, oc->gx0 + i * s, oc->gy0 + k * s);
+  /* the border band first: with no flood to start (most hypotheses the
+   * matcher asks about: phantoms in the open, nothing reaching in from
+   * beyond) nothing is hidden, and the cells inside need no state
+   * (callgrind-bench's 1080p frame: 8 asks, none hidden: 33.5 -> 14.5 M) */
+  const int band = 2 * (int)VIS__OCC_THIN_MM;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int k = 0; k < oc->ny; k++)
+      for (int i = 0; i < oc->nx; i++)
+        if (occ_near_border(oc, i, k, band) == (pass == 0))
+          oc->hid[k * oc->nx + i] = occ_state(t, &f, &face, tau, tab, of, n_of, claim, self,
+                                              oc->gx0 + i * s, oc->gy0 + k * s);
+    if (pass == 0 && !occ_any_seed(oc)) {
+      free(own), free(queue), vis__occluder_free(oc);
+      return 0;
+    }
+  }
   occ_open_flood(oc, queue);
   int inside = 0;
   for (int k = 0; k < oc->ny; k++)
