@@ -106,6 +106,12 @@ typedef struct {
   double pos_err_sum, pos_err_max;  /* mm, matched cards and carpets */
   int pos_n;
   int uncertain; /* cards and carpets marked uncertain */
+  /* The wrong decisions a player would act on, and how many of them the
+   * analysis marked uncertain (issue 5: never a guess presented as
+   * certain). A missed card or carpet has nothing to carry a mark. */
+  int wrong_types, wrong_types_marked;   /* matched cards of another type */
+  int wrong_stacks, wrong_stacks_marked; /* on-top decisions, both found */
+  int phantoms, phantoms_marked;         /* cards and carpets not there */
   bool exact;    /* everything right */
   char first_error[160];
   char errors[1024]; /* every error, "; "-separated (cut when long) */

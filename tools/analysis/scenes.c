@@ -123,6 +123,13 @@ static void note(an_score *s, const char *what) {
   s->exact = false;
 }
 
+/* note() with " (marked uncertain)" when the analysis said it was unsure. */
+static void note_marked(an_score *s, const char *what, bool marked) {
+  char m[160];
+  snprintf(m, sizeof m, "%.140s%s", what, marked ? " (marked uncertain)" : "");
+  note(s, m);
+}
+
 static void add_err(an_score *s, double e) {
   s->pos_err_sum += e;
   s->pos_err_max = fmax(s->pos_err_max, e);
@@ -175,7 +182,9 @@ static void match_cards(const rnd_scene *scene, const rnd_truth *t, const vis_re
       char m[160];
       snprintf(m, sizeof m, "card %d %s seen as %s", i, scene->cards[i].type,
                v->cards[best].type >= 0 ? vis_type_name(v->cards[best].type) : "unknown");
-      note(s, m);
+      s->wrong_types++;
+      s->wrong_types_marked += v->cards[best].uncertain;
+      note_marked(s, m, v->cards[best].uncertain);
     }
   }
 }
@@ -186,10 +195,103 @@ static bool in_list(const int *l, int n, int x) {
   return false;
 }
 
+/* Whether carpet c's decision about our card `card` was marked: the carpet
+ * itself uncertain (its contact doubt names one card, but a player sees
+ * the carpet's mark) or its overlap with that card. */
+static bool stack_marked(const vis_result *v, const vis_carpet *c, int card) {
+  if (c->uncertain) return true;
+  int ci = (int)(c - v->carpets);
+  for (int k = 0; k < v->n_overlaps; k++) {
+    const vis_overlap *o = &v->overlaps[k];
+    if (o->carpet == ci && !o->other_is_carpet && o->other == card && o->uncertain) return true;
+  }
+  return false;
+}
+
+/* Our cards that match no truth card (ours_of from an_match_truth_cards):
+ * noted once, each counted. */
+static void phantom_cards(const rnd_scene *scene, const vis_result *v, const int *ours_of,
+                          an_score *s) {
+  int n = 0, marked = 0;
+  for (int k = 0; k < v->n_cards; k++) {
+    if (in_list(ours_of, scene->n_cards, k)) continue;
+    n++;
+    marked += v->cards[k].uncertain;
+  }
+  if (!n) return;
+  s->phantoms += n;
+  s->phantoms_marked += marked;
+  note_marked(s, "a card where there is none", marked == n);
+}
+
+/* Our carpets that match no truth carpet (matched[k]), as phantom_cards. */
+static void phantom_carpets(const vis_result *v, const bool *matched, an_score *s) {
+  int n = 0, marked = 0;
+  for (int k = 0; k < v->n_carpets; k++) {
+    if (matched[k]) continue;
+    n++;
+    marked += v->carpets[k].uncertain;
+  }
+  if (!n) return;
+  s->phantoms += n;
+  s->phantoms_marked += marked;
+  note_marked(s, "a carpet where there is none", marked == n);
+}
+
 void an_score_scene(const rnd_scene *scene, const an_report *r, an_score *s) {
   ft_rules rules;
   ft_rules_default(&rules);
   an_score_scene_contact(scene, r, ft_rules_contact_mm(&rules), s);
+}
+
+/* Carpet j's on-top decisions against the truth's (c: ours of its colour). */
+static void score_stacks(const rnd_scene *scene, const rnd_truth *t, const vis_result *v,
+                         const int *ours_of, int j, const vis_carpet *c, an_score *s) {
+  for (int i = 0; i < scene->n_cards; i++) {
+    bool truth_on = in_list(t->carpets[j].on_cards, t->carpets[j].n_on, i);
+    bool ours_on = ours_of[i] >= 0 && in_list(c->on_cards, c->n_on_cards, ours_of[i]);
+    bool under = ours_of[i] >= 0 && in_list(c->under_cards, c->n_under_cards, ours_of[i]);
+    if (!truth_on && !ours_on && !under) continue;
+    s->stack_decisions++;
+    if (truth_on == ours_on) {
+      s->stack_right++;
+      continue;
+    }
+    char m[160];
+    snprintf(m, sizeof m, "the %s carpet %s card %d (%s)", scene->carpets[j].colour,
+             truth_on ? "lies on, not beside/under," : "does not lie on", i,
+             scene->cards[i].type);
+    if (ours_of[i] < 0) { /* the card was missed: that is its error */
+      note(s, m);
+      continue;
+    }
+    bool marked = stack_marked(v, c, ours_of[i]);
+    s->wrong_stacks++;
+    s->wrong_stacks_marked += marked;
+    note_marked(s, m, marked);
+  }
+}
+
+/* Truth carpet j: found (its position error, its on-top decisions) or
+ * missed. Returns ours, or NULL. */
+static const vis_carpet *score_carpet(const rnd_scene *scene, const rnd_truth *t,
+                                      const vis_result *v, const int *ours_of, int j,
+                                      an_score *s) {
+  const vis_carpet *c = an_match_truth_carpet(scene, t, v, j);
+  if (!c) {
+    char m[160];
+    static const char *const surface[] = {"plain", "wood", "felt", "cloth"};
+    int sf = (int)scene->table.surface;
+    snprintf(m, sizeof m, "missed the %s carpet (%s%s table)", scene->carpets[j].colour,
+             scene->carpets[j].face_down ? "face down, " : "",
+             sf >= 0 && sf < 4 ? surface[sf] : "?");
+    note(s, m);
+    return NULL;
+  }
+  s->matched_carpets++;
+  add_err(s, dist(centre(t->carpets[j].corners_mm), c->rect.center));
+  score_stacks(scene, t, v, ours_of, j, c, s);
+  return c;
 }
 
 void an_score_scene_contact(const rnd_scene *scene, const an_report *r, double contact_mm,
@@ -207,38 +309,13 @@ void an_score_scene_contact(const rnd_scene *scene, const an_report *r, double c
   for (int k = 0; k < v->n_carpets; k++) s->uncertain += v->carpets[k].uncertain;
   int ours_of[RND_MAX_CARDS];
   match_cards(scene, &t, v, ours_of, s);
-  if (s->matched_cards < v->n_cards) note(s, "a card where there is none");
+  phantom_cards(scene, v, ours_of, s);
+  bool *matched = calloc((size_t)v->n_carpets + 1, sizeof *matched);
   for (int j = 0; j < scene->n_carpets; j++) {
-    const vis_carpet *c = an_match_truth_carpet(scene, &t, v, j);
-    vis_pt tc = centre(t.carpets[j].corners_mm);
-    if (!c) {
-      char m[160];
-      static const char *const surface[] = {"plain", "wood", "felt", "cloth"};
-      int sf = (int)scene->table.surface;
-      snprintf(m, sizeof m, "missed the %s carpet (%s%s table)", scene->carpets[j].colour,
-               scene->carpets[j].face_down ? "face down, " : "",
-               sf >= 0 && sf < 4 ? surface[sf] : "?");
-      note(s, m);
-      continue;
-    }
-    s->matched_carpets++;
-    add_err(s, dist(tc, c->rect.center));
-    for (int i = 0; i < scene->n_cards; i++) {
-      bool truth_on = in_list(t.carpets[j].on_cards, t.carpets[j].n_on, i);
-      bool ours_on = ours_of[i] >= 0 && in_list(c->on_cards, c->n_on_cards, ours_of[i]);
-      bool under = ours_of[i] >= 0 && in_list(c->under_cards, c->n_under_cards, ours_of[i]);
-      if (!truth_on && !ours_on && !under) continue;
-      s->stack_decisions++;
-      if (truth_on == ours_on) {
-        s->stack_right++;
-      } else {
-        char m[160];
-        snprintf(m, sizeof m, "the %s carpet %s card %d (%s)", scene->carpets[j].colour,
-                 truth_on ? "lies on, not beside/under," : "does not lie on", i,
-                 scene->cards[i].type);
-        note(s, m);
-      }
-    }
+    const vis_carpet *c = score_carpet(scene, &t, v, ours_of, j, s);
+    if (c && matched) matched[c - v->carpets] = true;
   }
-  if (s->matched_carpets < v->n_carpets) note(s, "a carpet where there is none");
+  if (matched) phantom_carpets(v, matched, s);
+  else if (s->matched_carpets < v->n_carpets) note(s, "a carpet where there is none");
+  free(matched);
 }

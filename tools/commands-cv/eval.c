@@ -33,6 +33,9 @@ static const char usage[] =
     "still drawn with the demo deck): how well an enrolled deck does on the\n"
     "same photos. `claims` counts scenes whose claims, contests and returned\n"
     "carpets (by card type) are the truth's; --verbose prints that per scene.\n"
+    "A second line counts the wrong types, on-top decisions and phantoms the\n"
+    "analysis marked uncertain, and the scenes whose claims are wrong with\n"
+    "none of that marked: a wrong answer given as certain.\n"
     "--threads N: analysis workers (default: one per core, at most 4; the\n"
     "results are the same for any N). --rules FILE: the rules settings for\n"
     "the analysis and the truth alike (what \"lies on\" means:\n"
@@ -49,6 +52,9 @@ static const char usage[] =
 
 typedef struct {
   int scenes, exact, errors, claims_right;
+  /* claims wrong and none of the wrong decisions marked uncertain: the
+   * players were given a wrong answer as certain */
+  int claims_wrong_unmarked;
   an_score sum;
   double err_max;
   double ms;
@@ -58,6 +64,12 @@ typedef struct {
 
 static void add(tally *t, const an_score *s, double ms) {
   t->scenes++;
+  t->sum.wrong_types += s->wrong_types;
+  t->sum.wrong_types_marked += s->wrong_types_marked;
+  t->sum.wrong_stacks += s->wrong_stacks;
+  t->sum.wrong_stacks_marked += s->wrong_stacks_marked;
+  t->sum.phantoms += s->phantoms;
+  t->sum.phantoms_marked += s->phantoms_marked;
   t->exact += s->exact;
   t->sum.truth_cards += s->truth_cards;
   t->sum.found_cards += s->found_cards;
@@ -162,6 +174,11 @@ static void print_tally(const char *name, const tally *t) {
          pct(s->matched_carpets, s->truth_carpets), pct(s->stack_right, s->stack_decisions),
          s->stack_decisions, s->pos_n ? s->pos_err_sum / s->pos_n : 0, t->err_max,
          s->uncertain, t->errors, t->scenes ? t->ms / t->scenes : 0);
+  printf("        wrong and marked uncertain: types %d of %d, on-top %d of %d, phantoms %d "
+         "of %d; claims wrong with no mark %d of %d scenes\n",
+         s->wrong_types_marked, s->wrong_types, s->wrong_stacks_marked, s->wrong_stacks,
+         s->phantoms_marked, s->phantoms, t->claims_wrong_unmarked,
+         t->scenes - t->claims_right);
   if (t->map_n)
     printf("        table mapping error (markers vs true camera) mean %.2f max %.2f mm\n",
            t->map_err_sum / t->map_n, t->map_err_max);
@@ -254,6 +271,10 @@ static int run_level(an_session *s, an_scenes *sc, rnd_difficulty level, const c
     if (verbose && !claims)
       printf("  %s seed %lu: claims wrong: %s | truth: %s\n", name, seed, ours, truth);
     add(&t, &score, rep.vis.profile.total_ms);
+    /* an analysis that failed said so: that is a mark */
+    t.claims_wrong_unmarked += !st && !claims && !(score.wrong_types_marked +
+                                                   score.wrong_stacks_marked +
+                                                   score.phantoms_marked);
     if (!score.exact && verbose)
       printf("  %s seed %lu: %s\n", name, seed, score.errors[0] ? score.errors : score.first_error);
     if (!score.exact && failures && !st) save_failure(failures, name, seed, &scene, s, &rep);
