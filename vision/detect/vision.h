@@ -157,7 +157,7 @@ typedef struct {
   double total_ms;
 } vis_profile;
 
-enum { VIS_REASON_MAX = 120 };
+enum { VIS_REASON_MAX = 160 };
 
 typedef struct {
   int type; /* 0..11, or -1 when no type could be given */
