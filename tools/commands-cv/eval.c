@@ -330,95 +330,122 @@ static int run_scene_file(const char *path, const char *deck_dir, bool true_came
   return 0;
 }
 
-static int run(int argc, char **argv) {
-  if (cli_wants_help(argc, argv)) {
-    fputs(usage, stdout);
-    return 0;
+/* The command line of eval. */
+typedef struct {
+  long count, first, threads, width, height;
+  const char *level, *failures, *scene_file, *deck_dir, *rules_file, *truth_file, *pose_file;
+  bool verbose, true_camera;
+} eval_args;
+
+/* An option that takes a value: stores it in *a; 0, or the exit status
+ * after a one-line error. */
+static int parse_value(const char *opt, const char *val, eval_args *a) {
+  if (!strcmp(opt, "--count")) {
+    if (!cli_parse_long(val, 1, 100000, &a->count))
+      return cli_fail(2, "eval: --count wants 1..100000, not '%s'", val);
+  } else if (!strcmp(opt, "--seed")) {
+    if (!cli_parse_long(val, 0, 1L << 40, &a->first))
+      return cli_fail(2, "eval: --seed wants a number, not '%s'", val);
+  } else if (!strcmp(opt, "--size")) {
+    if (!cli_parse_size(val, &a->width, &a->height))
+      return cli_fail(2, "eval: --size wants WIDTHxHEIGHT (16..8192 each), not '%s'", val);
+  } else if (!strcmp(opt, "--threads")) {
+    if (!cli_parse_long(val, 1, 16, &a->threads))
+      return cli_fail(2, "eval: --threads wants 1..16, not '%s'", val);
+  } else {
+    static const char *const names[] = {"--difficulty", "--failures", "--scene", "--deck",
+                                        "--rules", "--truth-rules", "--pose-errors"};
+    const char **dst[] = {&a->level, &a->failures, &a->scene_file, &a->deck_dir,
+                          &a->rules_file, &a->truth_file, &a->pose_file};
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+      if (!strcmp(opt, names[k])) {
+        *dst[k] = val;
+        return 0;
+      }
+    return -1;
   }
-  long count = 20, first = 100000;
-  const char *level = "all", *failures = NULL;
-  bool verbose = false, true_camera = false;
-  const char *scene_file = NULL, *deck_dir = NULL, *rules_file = NULL, *truth_file = NULL;
-  const char *pose_file = NULL;
-  long threads = 0, width = 0, height = 0;
+  return 0;
+}
+
+/* 0, or the exit status after a one-line error. */
+static int parse_args(int argc, char **argv, eval_args *a) {
+  *a = (eval_args){.count = 20, .first = 100000, .level = "all"};
   for (int i = 1; i < argc; i++) {
-    bool v = i + 1 < argc;
-    if (!strcmp(argv[i], "--count") && v) {
-      if (!cli_parse_long(argv[++i], 1, 100000, &count))
-        return cli_fail(2, "eval: --count wants 1..100000, not '%s'", argv[i]);
-    } else if (!strcmp(argv[i], "--seed") && v) {
-      if (!cli_parse_long(argv[++i], 0, 1L << 40, &first))
-        return cli_fail(2, "eval: --seed wants a number, not '%s'", argv[i]);
-    } else if (!strcmp(argv[i], "--difficulty") && v) {
-      level = argv[++i];
-    } else if (!strcmp(argv[i], "--failures") && v) {
-      failures = argv[++i];
-    } else if (!strcmp(argv[i], "--verbose")) {
-      verbose = true;
-    } else if (!strcmp(argv[i], "--true-camera")) {
-      true_camera = true;
-    } else if (!strcmp(argv[i], "--scene") && v) {
-      scene_file = argv[++i];
-    } else if (!strcmp(argv[i], "--deck") && v) {
-      deck_dir = argv[++i];
-    } else if (!strcmp(argv[i], "--rules") && v) {
-      rules_file = argv[++i];
-    } else if (!strcmp(argv[i], "--truth-rules") && v) {
-      truth_file = argv[++i];
-    } else if (!strcmp(argv[i], "--pose-errors") && v) {
-      pose_file = argv[++i];
-    } else if (!strcmp(argv[i], "--size") && v) {
-      if (!cli_parse_size(argv[++i], &width, &height))
-        return cli_fail(2, "eval: --size wants WIDTHxHEIGHT (16..8192 each), not '%s'", argv[i]);
-    } else if (!strcmp(argv[i], "--threads") && v) {
-      if (!cli_parse_long(argv[++i], 1, 16, &threads))
-        return cli_fail(2, "eval: --threads wants 1..16, not '%s'", argv[i]);
-    } else {
-      return cli_fail(2, "eval: unknown or incomplete option '%s' (see teppich eval --help)", argv[i]);
+    if (!strcmp(argv[i], "--verbose")) {
+      a->verbose = true;
+      continue;
     }
+    if (!strcmp(argv[i], "--true-camera")) {
+      a->true_camera = true;
+      continue;
+    }
+    int rc = i + 1 < argc ? parse_value(argv[i], argv[i + 1], a) : -1;
+    if (rc < 0)
+      return cli_fail(2, "eval: unknown or incomplete option '%s' (see teppich eval --help)",
+                      argv[i]);
+    if (rc) return rc;
+    i++;
   }
-  ft_rules rules, truth_rules;
-  tp_error err;
-  if (ft_rules_load(rules_file, &rules, &err) != TP_OK ||
-      ft_rules_load(truth_file ? truth_file : rules_file, &truth_rules, &err) != TP_OK)
-    return cli_fail(2, "eval: %s", err.text);
-  if (scene_file) {
-    if (truth_file) return cli_fail(2, "eval: --truth-rules is for random scenes, not --scene");
-    if (pose_file || width)
-      return cli_fail(2, "eval: --pose-errors and --size are for random scenes, not --scene");
-    return run_scene_file(scene_file, deck_dir, true_camera, (int)threads, &rules);
-  }
+  return 0;
+}
+
+/* Random scenes of the wanted levels (a->level). */
+static int run_random(const eval_args *a, const ft_rules *rules, const ft_rules *truth_rules) {
   static const char *names[3] = {"easy", "normal", "hard"};
   bool want[3] = {false, false, false};
-  for (int k = 0; k < 3; k++) want[k] = !strcmp(level, "all") || !strcmp(level, names[k]);
+  for (int k = 0; k < 3; k++) want[k] = !strcmp(a->level, "all") || !strcmp(a->level, names[k]);
   if (!want[0] && !want[1] && !want[2])
-    return cli_fail(2, "eval: --difficulty must be easy, normal, hard or all, not '%s'", level);
-  if (failures) mkdir(failures, 0777);
-  FILE *pose_errors = pose_file ? fopen(pose_file, "w") : NULL;
-  if (pose_file && !pose_errors)
-    return cli_fail(2, "eval: cannot write --pose-errors file '%s' (check the folder)", pose_file);
+    return cli_fail(2, "eval: --difficulty must be easy, normal, hard or all, not '%s'", a->level);
+  if (a->failures) mkdir(a->failures, 0777);
+  FILE *pose_errors = a->pose_file ? fopen(a->pose_file, "w") : NULL;
+  if (a->pose_file && !pose_errors)
+    return cli_fail(2, "eval: cannot write --pose-errors file '%s' (check the folder)",
+                    a->pose_file);
   if (pose_errors) an_pose_errors_header(pose_errors);
-  an_options o = {.deck_dir = deck_dir, .threads = (int)threads, .rules = &rules};
+  an_options o = {.deck_dir = a->deck_dir, .threads = (int)a->threads, .rules = rules};
   an_session *s = NULL;
   an_scenes *sc = NULL;
+  tp_error err;
   tp_status st = an_session_create(&o, &s, &err);
   if (!st) st = an_scenes_create(&sc, &err);
   if (st) {
     an_session_destroy(s);
     if (pose_errors) fclose(pose_errors);
-    return cli_fail(deck_dir ? tp_status_exit_code(st) : 1, "eval: %s", err.text);
+    return cli_fail(a->deck_dir ? tp_status_exit_code(st) : 1, "eval: %s", err.text);
   }
   /* seeds from 100000 on are never used for tuning (docs/analyze.md) */
-  printf("seeds %ld..%ld per difficulty%s\n", first, first + count - 1,
-         first >= 100000 ? " (held out)" : " (tuning range: seeds from 100000 on are held out)");
-  run_options ro = {failures, verbose, true_camera, &truth_rules, pose_errors, width, height};
+  printf("seeds %ld..%ld per difficulty%s\n", a->first, a->first + a->count - 1,
+         a->first >= 100000 ? " (held out)" : " (tuning range: seeds from 100000 on are held out)");
+  run_options ro = {a->failures, a->verbose, a->true_camera, truth_rules, pose_errors,
+                    a->width, a->height};
   for (int k = 0; k < 3; k++)
-    if (want[k]) run_level(s, sc, (rnd_difficulty)k, names[k], (unsigned long)first, (int)count, &ro);
+    if (want[k])
+      run_level(s, sc, (rnd_difficulty)k, names[k], (unsigned long)a->first, (int)a->count, &ro);
   if (pose_errors && fclose(pose_errors))
-    fprintf(stderr, "eval: could not finish writing '%s' (disk full?)\n", pose_file);
+    fprintf(stderr, "eval: could not finish writing '%s' (disk full?)\n", a->pose_file);
   an_scenes_destroy(sc);
   an_session_destroy(s);
   return 0;
+}
+
+static int run(int argc, char **argv) {
+  if (cli_wants_help(argc, argv)) {
+    fputs(usage, stdout);
+    return 0;
+  }
+  eval_args a;
+  int rc = parse_args(argc, argv, &a);
+  if (rc) return rc;
+  ft_rules rules, truth_rules;
+  tp_error err;
+  if (ft_rules_load(a.rules_file, &rules, &err) != TP_OK ||
+      ft_rules_load(a.truth_file ? a.truth_file : a.rules_file, &truth_rules, &err) != TP_OK)
+    return cli_fail(2, "eval: %s", err.text);
+  if (!a.scene_file) return run_random(&a, &rules, &truth_rules);
+  if (a.truth_file) return cli_fail(2, "eval: --truth-rules is for random scenes, not --scene");
+  if (a.pose_file || a.width)
+    return cli_fail(2, "eval: --pose-errors and --size are for random scenes, not --scene");
+  return run_scene_file(a.scene_file, a.deck_dir, a.true_camera, (int)a.threads, &rules);
 }
 
 const cli_command cli_command_eval = {
