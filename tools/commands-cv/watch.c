@@ -1145,6 +1145,47 @@ static int open_eyes(app *a, an_session **s, cap_source **src) {
 
 /* Follows the game on the frames of src, analysed by session s (both
  * from open_eyes; closed here). */
+/* A still frame the watch decides on (or a second look at the flight just
+ * announced): analysed, told to the game, and kept as the layout's
+ * reference where it is one. 0, or the exit status. */
+static int look_at_frame(app *a, an_session *s, layout_ref *lr, an_report *bare, wch_obs *obs,
+                         const cap_frame *f, bool second_look) {
+  publish_frame(a, &f->color);
+  /* the decided frame is a baseline while a flight is thrown and for
+   * its second look; a command may have changed what it was */
+  if (a->decided_stale || (!second_look && wch_get_stage(a->w) != WCH_WAIT_THROWS))
+    layout_ref_forget_decided(lr);
+  a->decided_stale = false;
+  an_report rep;
+  /* a second look is analysed as the decided frame was */
+  bool use_ref = second_look ? a->decided_ref && lr->ref : layout_ref_usable(lr, a->w);
+  tp_error err;
+  tp_status st = analyse_frame(a, s, lr, use_ref ? lr->ref : NULL, &f->color, &rep, &err);
+  if (st != TP_OK) {
+    /* no markers in view (a hand, a bumped camera): next still frame */
+    an_report_free(&rep);
+    return 0;
+  }
+  to_obs(&rep.vis, use_ref ? lr : NULL, (int64_t)f->sequence, obs);
+  if (getenv("TEPPICH_WATCH_OBS")) { /* what the controller is told */
+    char *j = wch_obs_to_json(obs);
+    fprintf(stderr, "obs%s %s\n", use_ref ? "(ref)" : "", j ? j : "");
+    free(j);
+  }
+  if (!second_look) a->decided_ref = use_ref;
+  int rc = second_look ? confirm(a, obs) : decide(a, obs);
+  follow_decided(lr, a, s, &rep, use_ref); /* before cards are added */
+  layout_ref_sync(lr, a->w, s, &rep, bare, !use_ref);
+  if (wch_get_stage(a->w) == WCH_WAIT_LAYOUT && rep.vis.n_carpets == 0) {
+    an_report_free(bare); /* the layout's last frame without carpets */
+    *bare = rep;
+  } else {
+    if (wch_get_stage(a->w) != WCH_WAIT_LAYOUT) an_report_free(bare);
+    an_report_free(&rep);
+  }
+  return rc;
+}
+
 static int run_camera(app *a, an_session *s, cap_source *src, int64_t skip_to) {
   options *o = a->o;
   tp_error err;
@@ -1193,41 +1234,7 @@ static int run_camera(app *a, an_session *s, cap_source *src, int64_t skip_to) {
                  wch_get_stage(a->w) == WCH_WAIT_LAYOUT;
     if (!mr.settled && !again && !second_look) continue;
     if (!second_look) extra = mr.settled ? 0 : extra + 1;
-    publish_frame(a, &f.color);
-    /* the decided frame is a baseline while a flight is thrown and for
-     * its second look; a command may have changed what it was */
-    if (a->decided_stale ||
-        (!second_look && wch_get_stage(a->w) != WCH_WAIT_THROWS))
-      layout_ref_forget_decided(&lr);
-    a->decided_stale = false;
-    an_report rep;
-    /* a second look is analysed as the decided frame was */
-    bool use_ref = second_look ? a->decided_ref && lr.ref
-                               : layout_ref_usable(&lr, a->w);
-    st = analyse_frame(a, s, &lr, use_ref ? lr.ref : NULL, &f.color, &rep,
-                       &err);
-    if (st != TP_OK) {
-      /* no markers in view (a hand, a bumped camera): next still frame */
-      an_report_free(&rep);
-      continue;
-    }
-    to_obs(&rep.vis, use_ref ? &lr : NULL, (int64_t)f.sequence, obs);
-    if (getenv("TEPPICH_WATCH_OBS")) { /* what the controller is told */
-      char *j = wch_obs_to_json(obs);
-      fprintf(stderr, "obs%s %s\n", use_ref ? "(ref)" : "", j ? j : "");
-      free(j);
-    }
-    if (!second_look) a->decided_ref = use_ref;
-    rc = second_look ? confirm(a, obs) : decide(a, obs);
-    follow_decided(&lr, a, s, &rep, use_ref); /* before cards are added */
-    layout_ref_sync(&lr, a->w, s, &rep, &bare, !use_ref);
-    if (wch_get_stage(a->w) == WCH_WAIT_LAYOUT && rep.vis.n_carpets == 0) {
-      an_report_free(&bare); /* the layout's last frame without carpets */
-      bare = rep;
-    } else {
-      if (wch_get_stage(a->w) != WCH_WAIT_LAYOUT) an_report_free(&bare);
-      an_report_free(&rep);
-    }
+    rc = look_at_frame(a, s, &lr, &bare, obs, &f, second_look);
     if (wch_get_stage(a->w) == WCH_GAME_OVER) break;
   }
   if (rc == 0 && a->confirm_left > 0) rc = ask_now(a); /* the source ended */
