@@ -208,34 +208,30 @@ static bool stack_marked(const vis_result *v, const vis_carpet *c, int card) {
   return false;
 }
 
-/* Our cards that match no truth card (ours_of from an_match_truth_cards):
- * noted once, each counted. */
+/* n of our objects match nothing in the truth, `marked` of them marked
+ * uncertain: counted, and noted once as `what`. */
+static void count_phantoms(an_score *s, int n, int marked, const char *what) {
+  if (!n) return;
+  s->phantoms += n;
+  s->phantoms_marked += marked;
+  note_marked(s, what, marked == n);
+}
+
+/* Our cards that match no truth card (ours_of from an_match_truth_cards). */
 static void phantom_cards(const rnd_scene *scene, const vis_result *v, const int *ours_of,
                           an_score *s) {
   int n = 0, marked = 0;
-  for (int k = 0; k < v->n_cards; k++) {
-    if (in_list(ours_of, scene->n_cards, k)) continue;
-    n++;
-    marked += v->cards[k].uncertain;
-  }
-  if (!n) return;
-  s->phantoms += n;
-  s->phantoms_marked += marked;
-  note_marked(s, "a card where there is none", marked == n);
+  for (int k = 0; k < v->n_cards; k++)
+    if (!in_list(ours_of, scene->n_cards, k)) n++, marked += v->cards[k].uncertain;
+  count_phantoms(s, n, marked, "a card where there is none");
 }
 
-/* Our carpets that match no truth carpet (matched[k]), as phantom_cards. */
+/* Our carpets that match no truth carpet (matched[k]). */
 static void phantom_carpets(const vis_result *v, const bool *matched, an_score *s) {
   int n = 0, marked = 0;
-  for (int k = 0; k < v->n_carpets; k++) {
-    if (matched[k]) continue;
-    n++;
-    marked += v->carpets[k].uncertain;
-  }
-  if (!n) return;
-  s->phantoms += n;
-  s->phantoms_marked += marked;
-  note_marked(s, "a carpet where there is none", marked == n);
+  for (int k = 0; k < v->n_carpets; k++)
+    if (!matched[k]) n++, marked += v->carpets[k].uncertain;
+  count_phantoms(s, n, marked, "a carpet where there is none");
 }
 
 void an_score_scene(const rnd_scene *scene, const an_report *r, an_score *s) {
