@@ -2595,26 +2595,28 @@ static int template_grid(const vis__table *t, const vis__template *tpl, int n_tp
   return -1;
 }
 
-/* Same size, centre within NMS_MM and axis within 4 degrees of a kept one.
- * A kept one NMS_MM or more away along x or y is passed over first:
- * hypot is at least either difference, so its test would fail too, and
- * most kept ones lie elsewhere on the table (callgrind-bench's 1080p
- * frame: keep_outlined, twice a frame, 49 -> 20 M). */
+/* q and r lie at the same place: the same size, centres within `near`
+ * (pixels) and axes within 4 degrees. One `near` or more away along x or
+ * y is passed over first: hypot is at least either difference, so its
+ * test would fail too, and most rectangles asked about lie elsewhere on
+ * the table (callgrind-bench's 1080p frame: keep_outlined, twice a
+ * frame, 49 -> 20 M). */
+static bool same_place(const vis_rect *q, const vis_rect *r, double near) {
+  if (fabs(q->center.x - r->center.x) >= near || fabs(q->center.y - r->center.y) >= near)
+    return false;
+  double da = fabs(q->angle_deg - r->angle_deg);
+  if (da >= 180) da = fmod(da, 180); /* below 180 fmod returns da: no libm call */
+  if (da > 90) da = 180 - da;
+  return fabs(q->w - r->w) < 0.5 && fabs(q->h - r->h) < 0.5 && da < 4 &&
+         hypot(q->center.x - r->center.x, q->center.y - r->center.y) < near;
+}
+
+/* r lies within NMS_MM of a kept one (same_place). */
 #define NMS_MM 2.0
 static bool near_duplicate(const vis__table *t, const vis_rect *hyps, const int *kept,
                            int n_kept, const vis_rect *r) {
-  const double near = NMS_MM * t->px_per_mm;
-  for (int k = 0; k < n_kept; k++) {
-    const vis_rect *q = &hyps[kept[k]];
-    if (fabs(q->center.x - r->center.x) >= near || fabs(q->center.y - r->center.y) >= near)
-      continue;
-    double da = fabs(q->angle_deg - r->angle_deg);
-    if (da >= 180) da = fmod(da, 180); /* below 180 fmod returns da: no libm call */
-    if (da > 90) da = 180 - da;
-    if (fabs(q->w - r->w) < 0.5 && fabs(q->h - r->h) < 0.5 && da < 4 &&
-        hypot(q->center.x - r->center.x, q->center.y - r->center.y) < near)
-      return true;
-  }
+  for (int k = 0; k < n_kept; k++)
+    if (same_place(&hyps[kept[k]], r, NMS_MM * t->px_per_mm)) return true;
   return false;
 }
 
@@ -2814,15 +2816,8 @@ static void move_to(const match_ctx *m, hyp *h, hyp *c) {
 /* A hypothesis as the corners gave it (hyps[0..n)) lies within NMS_MM
  * and 4 degrees of r (near_duplicate's test). */
 static bool listed_near(const match_ctx *m, const vis_rect *hyps, int n, const vis_rect *r) {
-  for (int j = 0; j < n; j++) {
-    const vis_rect *q = &hyps[j];
-    double da = fabs(q->angle_deg - r->angle_deg);
-    if (da >= 180) da = fmod(da, 180);
-    if (da > 90) da = 180 - da;
-    if (fabs(q->w - r->w) < 0.5 && fabs(q->h - r->h) < 0.5 && da < 4 &&
-        hypot(q->center.x - r->center.x, q->center.y - r->center.y) < NMS_MM * m->t->px_per_mm)
-      return true;
-  }
+  for (int j = 0; j < n; j++)
+    if (same_place(&hyps[j], r, NMS_MM * m->t->px_per_mm)) return true;
   return false;
 }
 
