@@ -145,34 +145,50 @@ typedef struct {
   bool sliver_rescued; /* found by rescue_slivers */
   bool beside_phantom; /* a card taken back lay on it (retract_phantoms) */
   bool freed; /* lab freed of a lift (free_of_lift): may leave 0..255 */
+  int hidden; /* samples on the table left out as claimed (sample_unhidden), else 0 */
   int rug_tried; /* 1 + the carpet face it was last tried for at the rug's offsets (0: none) */
   char dead; /* why it is no longer alive (the debug log): f faces, h hidden, c card overlap, a accepted */
 } hyp;
+
+/* A sample is free when nothing accepted before hides it: its claim is
+ * -1 or at least self (>= 0), i.e. as uint16_t at least self. */
+static inline bool claim_free(const int16_t *claim, uint16_t self, int pix) {
+  return pix >= 0 && (uint16_t)claim[pix] >= self;
+}
 
 /* sample_hyp's samples of row j whose every sample lies where
  * vis__table_at reads (as pose_cost's such rows): no bounds tests, the
  * Lab written in place, x and y >= 0 rounded as (int)(v + 0.5) (as
  * vis__round does). The same samples and values as the tested loop.
  * Locals for the arrays and the count: stores through h's int arrays
- * could alias h->n, so the loop reloaded them per sample. */
-static void sample_row_inside(const vis__table *t, const double *col_x, const double *col_y,
-                              double row_x, double row_y, int j, int tw, int th, int step,
-                              hyp *h) {
-  int n = h->n, *idx = h->idx, *tix = h->tix, *tixf = h->tixf, *pix = h->pix, w = t->lab.width;
+ * could alias h->n, so the loop reloaded them per sample. claim (or
+ * NULL): samples it claims below self are left out (sample_unhidden). */
+static inline __attribute__((always_inline)) void
+sample_row_inside(const vis__table *t, const double *col_x, const double *col_y, double row_x,
+                  double row_y, int j, int tw, int th, int step, const int16_t *claim,
+                  uint16_t self, hyp *h) {
+  int n = h->n, hidden = h->hidden, *idx = h->idx, *tix = h->tix, *tixf = h->tixf,
+      *pix = h->pix, w = t->lab.width;
   float *lab = h->lab;
   for (int i = step / 2; i < tw; i += step) {
     double x = col_x[i] + row_x, y = col_y[i] + row_y;
     int ix = (int)x, iy = (int)y;
     const uint8_t *q = tp_image_row(&t->rgb, iy) + 3 * ix;
     if (!(q[0] | q[1] | q[2])) continue;
+    int p = (int)(y + 0.5) * w + (int)(x + 0.5);
+    if (claim && !claim_free(claim, self, p)) {
+      hidden++;
+      continue;
+    }
     const uint8_t *r0 = tp_image_row(&t->smooth, iy) + 3 * ix;
     vis__bilinear(r0, r0 + t->smooth.stride, x - ix, y - iy, lab + 3 * n);
     idx[n] = tix[n] = j * tw + i;
     tixf[n] = tw * th - 1 - (j * tw + i);
-    pix[n] = (int)(y + 0.5) * w + (int)(x + 0.5);
+    pix[n] = p;
     n++;
   }
   h->n = n;
+  h->hidden = hidden;
 }
 
 /* The texels of a side n long sampled every step-th from step / 2. */
@@ -180,8 +196,11 @@ static int grid_count(int n, int step) {
   return n > step / 2 ? (n - step / 2 + step - 1) / step : 0;
 }
 
-static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
-                       double w_mm, double h_mm, int step, hyp *h) {
+/* sample_hyp, and with claim (not NULL) sample_unhidden: inlined into
+ * each, so that sample_hyp's loops test no claim. */
+static inline __attribute__((always_inline)) bool
+sample_grid(const vis__table *t, const vis_rect *r, int tw, int th, double w_mm, double h_mm,
+            int step, const int16_t *claim, uint16_t self, hyp *h) {
   memset(h, 0, sizeof *h);
   h->r = *r;
   h->tw = tw;
@@ -217,7 +236,7 @@ static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
     double row_x = dy * lx, row_y = dy * ly;
     /* a row wholly inside (most; pose_cost's bounds argument) */
     if (lo_x + row_x >= 0 && lo_y + row_y >= 0 && hi_x + row_x <= x_max && hi_y + row_y <= y_max) {
-      sample_row_inside(t, col_x, col_y, row_x, row_y, j, tw, th, step, h);
+      sample_row_inside(t, col_x, col_y, row_x, row_y, j, tw, th, step, claim, self, h);
       continue;
     }
     for (int i = step / 2; i < tw; i += step) {
@@ -225,11 +244,16 @@ static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
       double y = col_y[i] + row_y;
       float lab[3];
       if (!vis__table_lab(t, x, y, lab)) continue;
+      int p = vis__round(y) * t->lab.width + vis__round(x);
+      if (claim && !claim_free(claim, self, p)) {
+        h->hidden++;
+        continue;
+      }
       int k = h->n++;
       h->idx[k] = j * tw + i;
       h->tix[k] = j * tw + i;
       h->tixf[k] = tw * th - 1 - (j * tw + i);
-      h->pix[k] = vis__round(y) * t->lab.width + vis__round(x);
+      h->pix[k] = p;
       memcpy(h->lab + 3 * k, lab, sizeof lab);
     }
   }
@@ -239,6 +263,23 @@ static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
   h->step = step;
   h->whole = h->n == grid_count(tw, step) * grid_count(th, step);
   return true;
+}
+
+static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
+                       double w_mm, double h_mm, int step, hyp *h) {
+  return sample_grid(t, r, tw, th, w_mm, h_mm, step, NULL, 0, h);
+}
+
+/* sample_hyp without the samples that claim hides from self (counted in
+ * h->hidden), for a pose that is scored once with every face's full
+ * count (free_samples at stride 1, score_face: the same list, Lab, sums
+ * and total as sample_hyp's; h->whole only where nothing is hidden, as
+ * free_samples' whole list) and then dropped: at the rug's offsets
+ * (try_rug_shifts) most of a pose lies under the objects that hid the
+ * carpet's hypothesis. Not for a hypothesis kept: claims change. */
+static bool sample_unhidden(const vis__table *t, const vis_rect *r, int tw, int th, double w_mm,
+                            double h_mm, int step, const int16_t *claim, int16_t self, hyp *h) {
+  return sample_grid(t, r, tw, th, w_mm, h_mm, step, claim, (uint16_t)self, h);
 }
 
 static void free_hyp(hyp *h) {
@@ -562,11 +603,6 @@ typedef struct {
   int16_t self;         /* claims at or above self count as free (logging) */
 } match_ctx;
 
-/* A sample is free when nothing accepted before hides it: its claim is
- * -1 or at least self (>= 0), i.e. as uint16_t at least self. */
-static inline bool claim_free(const int16_t *claim, uint16_t self, int pix) {
-  return pix >= 0 && (uint16_t)claim[pix] >= self;
-}
 static inline bool is_free(const match_ctx *m, int pix) {
   return claim_free(m->claim, (uint16_t)m->self, pix);
 }
@@ -808,7 +844,8 @@ static void score_face(const match_ctx *m, const hyp *h, int valid, const double
   o->flipped = flipped;
   o->valid = valid;
   int stride = coarse ? COARSE_STRIDE : 1;
-  o->total = (h->n + stride - 1) / stride;
+  /* h->hidden: sample_unhidden's, scored at stride 1 only */
+  o->total = (h->n + h->hidden + stride - 1) / stride;
   o->second_face = -1;
   if (valid < 8) return;
   double sums[4][3];
@@ -2821,20 +2858,36 @@ static bool listed_near(const match_ctx *m, const vis_rect *hyps, int n, const v
   return false;
 }
 
-/* h sampled at r (*c) and face f (turned or not) scored there (*o);
- * false when r is listed already (listed_near) or out of memory. */
+/* Face f (turned or not) scored at pose r (*o), on h's sampling grid;
+ * false when r is listed already (listed_near) or out of memory. Only
+ * the samples that nothing accepted hides are sampled (sample_unhidden:
+ * the same score), and the pose moved to is sampled whole (rug_move). */
 static bool rug_pose_try(const match_ctx *m, const hyp *h, const vis_rect *hyps, int n_hyps,
-                         const vis_rect *r, int f, bool flipped, hyp *c, vis__object *o) {
+                         const vis_rect *r, int f, bool flipped, vis__object *o) {
   const vis__template *tp = &m->tpl[f];
   if (listed_near(m, hyps, n_hyps, r)) return false;
-  if (!sample_hyp(m->t, r, h->tw, h->th, tp->w_mm, tp->h_mm, m->mp->step, c)) {
-    free_hyp(c); /* out of memory: that pose is not tried */
-    return false;
+  hyp c;
+  bool sampled = sample_unhidden(m->t, r, h->tw, h->th, tp->w_mm, tp->h_mm, m->mp->step,
+                                 m->claim, m->self, &c);
+  if (sampled) {
+    double so[3];
+    int valid = free_samples(m, &c, 1, so);
+    score_face(m, &c, valid, so, f, flipped, false, -1, o);
   }
-  double so[3];
-  int valid = free_samples(m, c, 1, so);
-  score_face(m, c, valid, so, f, flipped, false, -1, o);
-  return true;
+  free_hyp(&c); /* out of memory: that pose is not tried */
+  return sampled;
+}
+
+/* h moved to pose r (rug_pose_try's), sampled there whole; out of
+ * memory: h stays. */
+static void rug_move(const match_ctx *m, hyp *h, const vis_rect *r, int f) {
+  const vis__template *tp = &m->tpl[f];
+  hyp c;
+  if (!sample_hyp(m->t, r, h->tw, h->th, tp->w_mm, tp->h_mm, m->mp->step, &c)) {
+    free_hyp(&c);
+    return;
+  }
+  move_to(m, h, &c);
 }
 
 /* The pose searched from the best shift (start) when no shift did: a
@@ -2843,16 +2896,15 @@ static bool rug_pose_try(const match_ctx *m, const hyp *h, const vis_rect *hyps,
  * showing, under the blue; 303 of 434 at its hypothesis, 401 of 451 at
  * the best shift, 2.2 mm along from the truth, and 468 of 475 where the
  * pose search from there ends, as search_pose searches). True when h
- * should move to *c. */
+ * should move to *to. */
 static bool rug_search(const match_ctx *m, const hyp *h, const vis_rect *hyps, int n_hyps,
-                       const vis__object *start, hyp *c) {
+                       const vis__object *start, vis_rect *to) {
   vis__object probe = *start, o;
   refine_from(m->t, &m->tpl[probe.face], m->claim, m->self, &probe, 4.0, 2.0, 6, 1, false);
-  if (!rug_pose_try(m, h, hyps, n_hyps, &probe.r_px, probe.face, probe.flipped, c, &o))
+  if (!rug_pose_try(m, h, hyps, n_hyps, &probe.r_px, probe.face, probe.flipped, &o))
     return false;
-  if (rug_pose_better(&o, &h->best)) return true;
-  free_hyp(c);
-  return false;
+  *to = probe.r_px;
+  return rug_pose_better(&o, &h->best);
 }
 
 /* h tried at the rug's offsets for the face rug_face gives, once per
@@ -2865,25 +2917,19 @@ static void try_rug_shifts(const match_ctx *m, hyp *h, const vis_rect *hyps, int
   int f = rug_face(m, h, &flipped);
   if (f < 0 || h->rug_tried == f + 1) return;
   h->rug_tried = f + 1;
-  hyp best_h;
+  vis_rect best_r;
   bool have = false, shifted = false;
   vis__object best_o = h->best, top = {0};
   for (int k = 0; k < RUG_SHIFTS; k++) {
     vis_rect r = rug_shifted(m, &m->tpl[f], h, k);
-    hyp c;
     vis__object o;
-    if (!rug_pose_try(m, h, hyps, n_hyps, &r, f, flipped, &c, &o)) continue;
+    if (!rug_pose_try(m, h, hyps, n_hyps, &r, f, flipped, &o)) continue;
     if (!shifted || o.score > top.score) top = o, shifted = true;
-    if (!rug_pose_better(&o, &best_o)) {
-      free_hyp(&c);
-      continue;
-    }
-    if (have) free_hyp(&best_h);
-    best_h = c, best_o = o, have = true;
+    if (rug_pose_better(&o, &best_o)) best_r = r, best_o = o, have = true;
   }
   if (!have && shifted && top.score >= RUG_SEARCH_FROM)
-    have = rug_search(m, h, hyps, n_hyps, &top, &best_h);
-  if (have) move_to(m, h, &best_h);
+    have = rug_search(m, h, hyps, n_hyps, &top, &best_r);
+  if (have) rug_move(m, h, &best_r, f);
 }
 
 /* Samples a new hypothesis and scores it, or takes over the look taken
