@@ -1,6 +1,7 @@
 /* model.c and fit.c's shortcuts against their plain loops, and
  * reference.c's medians (vis__kth_smallest) against a full sort, and
- * evidence.c's vis__median on odd and even counts.
+ * evidence.c's vis__median on odd and even counts, and the type doubt's
+ * clear win (vis__type_won_clearly).
  * model.c: the table's own colours (vis__background_histogram) must be
  * exactly what testing every sample against every object gives: the row
  * boxes only skip objects that cannot contain the sample. */
@@ -163,12 +164,33 @@ static void test_median_odd_even(void **state) {
   assert_true(odd[0] == 0.1 && odd[4] == 0.9); /* sorted in place */
 }
 
+/* vision_internal.h's type doubt: a runner-up never compared where the
+ * faces differ (disc_samples -1) at 0.76 of the winner is a clear win,
+ * one at 0.85 or one compared with a thin margin is in doubt. */
+static void test_type_won_clearly(void **state) {
+  (void)state;
+  vis__object o = {.face = 0, .second_face = 1, .explained = 1270, .second_explained = 962,
+                   .disc_samples = -1};
+  assert_true(vis__type_won_clearly(&o));
+  assert_true(vis__type_in_doubt(&o, 0.25)); /* the fallback margin alone: 0.24 */
+  o.second_explained = 1080;                  /* 0.85 of the winner: compared in the matcher */
+  assert_false(vis__type_won_clearly(&o));
+  o.second_explained = 962;
+  o.disc_samples = 40, o.disc_margin = 0.1; /* compared, won narrowly */
+  assert_false(vis__type_won_clearly(&o));
+  assert_true(vis__type_in_doubt(&o, 0.25));
+  o.second_face = -1; /* no runner-up at all */
+  assert_false(vis__type_won_clearly(&o));
+  assert_false(vis__type_in_doubt(&o, 0.25));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_background_equals_plain_loop),
       cmocka_unit_test(test_object_fraction_above_agrees),
       cmocka_unit_test(test_kth_smallest_equals_sort),
       cmocka_unit_test(test_median_odd_even),
+      cmocka_unit_test(test_type_won_clearly),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

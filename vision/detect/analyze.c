@@ -523,7 +523,8 @@ static void card_doubt(const vis_analyzer *an, const vis__table *t, const vis__o
     c->uncertain = true;
     snprintf(c->reason, VIS_REASON_MAX, "too little shows to tell it from %s",
              vis_type_name(an->tpl[o->second_face].index));
-  } else if (vis__type_in_doubt(o, an->s.type_min_margin)) { /* won narrowly */
+  } else if (!vis__type_won_clearly(o) &&
+             vis__type_in_doubt(o, an->s.type_min_margin)) { /* won narrowly */
     c->uncertain = true;
     snprintf(c->reason, VIS_REASON_MAX, "could also be %s",
              vis_type_name(an->tpl[o->second_face].index));

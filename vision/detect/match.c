@@ -1085,7 +1085,7 @@ static void score_hyp(const match_ctx *m, hyp *h) {
   }
   best.disc_samples = -1;
   if (runner.face >= 0 && m->tpl[best.face].kind == VIS__FACE_TYPE &&
-      m->tpl[runner.face].kind == VIS__FACE_TYPE && runner.explained > 0.8 * best.explained) {
+      m->tpl[runner.face].kind == VIS__FACE_TYPE && runner.explained > VIS__DISC_RUNNER_SHARE * best.explained) {
     int na, nb, nd;
     discriminate_plain(m, h, valid, &best, &runner, &na, &nb, &nd);
     if (nb > na) { /* the runner-up explains the telling part better */
