@@ -1085,7 +1085,8 @@ static void score_hyp(const match_ctx *m, hyp *h) {
   }
   best.disc_samples = -1;
   if (runner.face >= 0 && m->tpl[best.face].kind == VIS__FACE_TYPE &&
-      m->tpl[runner.face].kind == VIS__FACE_TYPE && runner.explained > VIS__DISC_RUNNER_SHARE * best.explained) {
+      m->tpl[runner.face].kind == VIS__FACE_TYPE &&
+      runner.explained > VIS__DISC_RUNNER_SHARE * best.explained) {
     int na, nb, nd;
     discriminate_plain(m, h, valid, &best, &runner, &na, &nb, &nd);
     if (nb > na) { /* the runner-up explains the telling part better */
@@ -2893,6 +2894,7 @@ static bool rug_pose_try(const match_ctx *m, const hyp *h, const vis_rect *hyps,
   const vis__template *tp = &m->tpl[f];
   if (listed_near(m, hyps, n_hyps, r)) return false;
   hyp c;
+  /* out of memory (not sampled): that pose is not tried */
   bool sampled = sample_unhidden(m->t, r, h->tw, h->th, tp->w_mm, tp->h_mm, m->mp->step,
                                  m->claim, m->self, &c);
   if (sampled) {
@@ -2900,7 +2902,7 @@ static bool rug_pose_try(const match_ctx *m, const hyp *h, const vis_rect *hyps,
     int valid = free_samples(m, &c, 1, so);
     score_face(m, &c, valid, so, f, flipped, false, -1, o);
   }
-  free_hyp(&c); /* out of memory: that pose is not tried */
+  free_hyp(&c);
   return sampled;
 }
 
