@@ -377,11 +377,16 @@ typedef struct {
 /* The fit's sums over the packed samples at fit[0..n-1] (list positions;
  * fit NULL: the first n) (s[0..3]: o, f, f*f, o*f per channel):
  * those of the per-channel double loop, bit for bit. o and o*f in double
- * in sample order; f and f*f, when integral, in int32 per block of 64
- * samples (at most 64 * 255^2), else in double. with_o false: s[0] is
- * left alone (the caller knows it); with_f false: so are s[1] and s[2]
- * (face_sums). Inline with constant flags: loops without tests per
- * sample. */
+ * in sample order; f and f*f, when integral, in int32 per block of
+ * FIT_BLOCK samples (at most 32768 * 255^2 < 2^31), else in double.
+ * with_o false: s[0] is left alone (the caller knows it); with_f false:
+ * so are s[1] and s[2] (face_sums). Inline with constant flags: loops
+ * without tests per sample. Integer sums are exact however they are
+ * grouped, so the block bounds only int32: a card's or carpet's list
+ * (at most its texels, 1 per mm) is one block. (Blocks of 64 cost about
+ * 15 M instructions of a 1080p frame in their loop and their int32 to
+ * double sums.) */
+enum { FIT_BLOCK = 32768 };
 static inline __attribute__((always_inline)) void
 fit_sums(const packed *pk, const texel *tpl, bool turned, const int *fit, int n,
          bool integral, bool with_o, bool with_f, double s[4][3]) {
@@ -389,8 +394,8 @@ fit_sums(const packed *pk, const texel *tpl, bool turned, const int *fit, int n,
   const int *at = pk->at[turned];
   acc3d so = {{0, 0}, 0}, sof = so, sf = so, sff = so;
   double sfi[3] = {0, 0, 0}, sffi[3] = {0, 0, 0};
-  for (int q0 = 0; q0 < n; q0 += 64) {
-    int q1 = q0 + 64 < n ? q0 + 64 : n;
+  for (int q0 = 0; q0 < n; q0 += FIT_BLOCK) {
+    int q1 = q0 + FIT_BLOCK < n ? q0 + FIT_BLOCK : n;
     v4i si = {0, 0, 0, 0}, sii = {0, 0, 0, 0};
     for (int i = q0; i < q1; i++) {
       int q = fit ? fit[i] : i;
