@@ -1369,13 +1369,15 @@ static bool outline_shows(const match_ctx *m, const hyp *h) {
   int seen;
   double weakest;
   double e = edge_support(m->t, m->claim, &h->r, &seen, &weakest);
-  if (!(seen >= 10 && e >= 0.5) && clearly_explained_card(m, h))
-    e = unoccluded_edges(m, h, &seen, &weakest);
+  bool unhidden = !(seen >= 10 && e >= 0.5) && clearly_explained_card(m, h);
+  if (unhidden) e = unoccluded_edges(m, h, &seen, &weakest);
   if (!(seen >= 10 && e >= 0.5)) return false;
   /* hardly any object inside (fit.c's LSD corners): every side must show,
-   * or the lines of a patterned cloth or wood make phantom cards */
+   * or the lines of a patterned cloth or wood make phantom cards;
+   * hidden_side measures the unhidden outline, which `unhidden` already
+   * measured (its weakest side then failed above: no need to ask again) */
   return weakest >= MIN_SIDE_EDGE || vis__object_fraction(m->t, &h->r) >= 0.15 ||
-         hidden_side(m, h);
+         (!unhidden && hidden_side(m, h));
 }
 
 /* Destination cards lie side by side, never on each other. */
