@@ -1114,9 +1114,10 @@ static void debug_objects(const vis_analyzer *an, const vis__table *t, const vis
   if (!f) return;
   for (int i = 0; i < n; i++) {
     const vis__template *tp = &an->tpl[o[i].face];
-    fprintf(f, "%d kind %d idx %d flip %d expl %d valid %d total %d score %.3f second %d(%d) at %.1f %.1f %.1f\n",
+    fprintf(f, "%d kind %d idx %d flip %d expl %d valid %d total %d score %.3f second %d(%d) disc %d %.2f at %.1f %.1f %.1f\n",
             i, tp->kind, tp->index, o[i].flipped, o[i].explained, o[i].valid, o[i].total,
-            o[i].score, o[i].second_face, o[i].second_explained, o[i].r_px.center.x,
+            o[i].score, o[i].second_face, o[i].second_explained, o[i].disc_samples,
+            o[i].disc_margin, o[i].r_px.center.x,
             o[i].r_px.center.y, o[i].r_px.angle_deg);
     if (support) fprintf(f, "   colour support %.2f of %d\n", support[i], support_n[i]);
     fprintf(f, "   gain %.2f %.2f %.2f offset %.1f %.1f %.1f\n", o[i].gain[0], o[i].gain[1],
