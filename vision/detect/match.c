@@ -147,6 +147,7 @@ typedef struct {
   bool freed; /* lab freed of a lift (free_of_lift): may leave 0..255 */
   int hidden; /* samples on the table left out as claimed (sample_unhidden), else 0 */
   int rug_tried; /* 1 + the carpet face it was last tried for at the rug's offsets (0: none) */
+  bool rug_any; /* tried at the rug's offsets for every carpet face (try_rug_any) */
   char dead; /* why it is no longer alive (the debug log): f faces, h hidden, c card overlap, a accepted */
 } hyp;
 
@@ -2908,7 +2909,7 @@ static void move_to(const match_ctx *m, hyp *h, hyp *c) {
   *h = *c;
   h->no_card = old.no_card, h->cards_out = old.cards_out, h->over_card = old.over_card;
   h->searched = old.searched, h->beside_phantom = old.beside_phantom;
-  h->rug_tried = old.rug_tried;
+  h->rug_tried = old.rug_tried, h->rug_any = old.rug_any;
   free_hyp(&old);
   if (h->alive) rescore(m, h, true, true);
 }
@@ -2971,6 +2972,75 @@ static bool rug_search(const match_ctx *m, const hyp *h, const vis_rect *hyps, i
   return rug_pose_better(&o, &h->best);
 }
 
+/* Face tp has h's size and the rug insets of a (so the same shifted
+ * poses and the same samples serve both). */
+static bool same_rug(const vis__template *tp, const vis__template *a, const hyp *h) {
+  return tp->w == h->tw && tp->h == h->th && tp->rug_end_mm == a->rug_end_mm &&
+         tp->rug_side_mm == a->rug_side_mm;
+}
+
+typedef struct {
+  vis_rect best_r; /* where it moves (have) */
+  vis__object best_o, top; /* the best that moves it; the best score (shifted) */
+  bool have, shifted;
+} rug_pick;
+
+/* Every face of faces[] in both turns scored on c (sampled at pose r). */
+static void score_rug_faces(const match_ctx *m, const hyp *c, const vis_rect *r,
+                            const int *faces, int n_faces, rug_pick *p) {
+  double so[3];
+  int valid = free_samples(m, c, 1, so);
+  int give_up = (int)ceil(RUG_SEARCH_FROM * valid) - 1;
+  for (int i = 0; i < 2 * n_faces; i++) {
+    vis__object o;
+    score_face(m, c, valid, so, faces[i / 2], i & 1, false, give_up, &o);
+    if (o.explained <= 0) continue;
+    if (!p->shifted || o.score > p->top.score) p->top = o, p->shifted = true;
+    if (rug_pose_better(&o, &p->best_o)) p->best_r = *r, p->best_o = o, p->have = true;
+  }
+}
+
+/* A hypothesis from the rug's corner whose carpet face is not among its
+ * candidates: the carpet shows a strip of itself beside the card it lies
+ * on (HUNT easy 3638: the green, 22 % showing under the red and the blue
+ * beside an adventure d; 3707: the green, 12 % under the red), its rug's
+ * corner meets the card's frame, and at the hypothesis 7 mm along the
+ * carpet the strip's rug lies 7 mm off the face's: card faces explain
+ * as little (coarse 14-16 samples of 50) and fill the four candidates,
+ * so rug_face finds no carpet face to try. At the rug's offset the
+ * green explains 123 of 123 (3707). So a hypothesis that rug_face gives
+ * no face, on its tests, is tried once at the rug's offsets for every
+ * carpet face not taken yet, in both turns, each pose sampled once for
+ * all of them (same_rug), and moves as try_rug_shifts moves it. A face's
+ * count gives up where it cannot reach RUG_SEARCH_FROM: below that a
+ * shift neither moves it nor starts a search. */
+static void try_rug_any(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_hyps) {
+  if (h->rug_any || !h->alive || h->best.face < 0 || h->best.score >= RUG_LOW_SCORE ||
+      2 * h->best.valid >= h->best.total)
+    return;
+  h->rug_any = true;
+  int faces[VIS_MAX_CARPETS], n_faces = 0;
+  for (int f = 0; f < m->n_tpl && n_faces < VIS_MAX_CARPETS; f++)
+    if (has_rug(m, f) && same_rug(&m->tpl[f], n_faces ? &m->tpl[faces[0]] : &m->tpl[f], h))
+      faces[n_faces++] = f;
+  if (n_faces == 0) return;
+  const vis__template *tp = &m->tpl[faces[0]];
+  rug_pick p = {.best_o = h->best};
+  for (int k = 0; k < RUG_SHIFTS; k++) {
+    vis_rect r = rug_shifted(m, tp, h, k);
+    if (listed_near(m, hyps, n_hyps, &r)) continue;
+    hyp c;
+    /* out of memory (not sampled): that pose is not tried */
+    if (sample_unhidden(m->t, &r, h->tw, h->th, tp->w_mm, tp->h_mm, m->mp->step, m->claim,
+                        m->self, &c))
+      score_rug_faces(m, &c, &r, faces, n_faces, &p);
+    free_hyp(&c);
+  }
+  if (!p.have && p.shifted && p.top.score >= RUG_SEARCH_FROM)
+    p.have = rug_search(m, h, hyps, n_hyps, &p.top, &p.best_r);
+  if (p.have) rug_move(m, h, &p.best_r, p.best_o.face);
+}
+
 /* h tried at the rug's offsets for the face rug_face gives, once per
  * face; moved to the first shift whose face explains RUG_ACCEPT (a later
  * one replaces it only with RUG_GAIN more), else to where the pose
@@ -2979,7 +3049,11 @@ static bool rug_search(const match_ctx *m, const hyp *h, const vis_rect *hyps, i
 static void try_rug_shifts(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_hyps) {
   bool flipped = false;
   int f = rug_face(m, h, &flipped);
-  if (f < 0 || h->rug_tried == f + 1) return;
+  if (f < 0) {
+    try_rug_any(m, h, hyps, n_hyps);
+    return;
+  }
+  if (h->rug_tried == f + 1) return;
   h->rug_tried = f + 1;
   vis_rect best_r;
   bool have = false, shifted = false;
