@@ -2991,7 +2991,7 @@ typedef struct {
  * and where one carpet face alone explains RUG_SEARCH_FROM of it. What
  * shows of a carpet strip is in the mask (the carpets so found: 0.88 -
  * 1.00 of 123-313 samples), while the faces' cream ground fits a cream
- * cloth or a card's frame beside the strip (HUNT hard 3174: a
+ * cloth or a card's frame beside the strip (DEV hard 3174: a
  * hypothesis 12 px off a desert on cream cloth, shifted onto the cloth:
  * every carpet face 123 of 129, none of it in the mask; such poses in
  * HUNT easy 3638 and 3707, 0.00-0.03 in the mask, explained 0.94-1.00).
