@@ -2856,14 +2856,21 @@ static bool has_rug(const match_ctx *m, int f) {
   return tp->kind == VIS__FACE_CARPET && tp->rug_end_mm > 0 && !m->used[f];
 }
 
-/* The carpet face h is tried for at the rug's offsets (*flipped: its
- * turn), or -1: its best face when that is a carpet's, else the first
- * carpet face of its candidates whose coarse count is RUG_RUNNER_SHARE
- * of the first candidate's; never when half of it or more shows (as
- * carpet_over_card asks): the carpets so missed showed 11-49 % of
+/* h is tried at the rug's offsets at all: alive, its best face explains
+ * under RUG_LOW_SCORE, and under half of it shows (as carpet_over_card
+ * asks): the carpets so missed showed 11-49 % of
  * themselves, and of the 376 hypotheses tried in the normal scene of
  * scripts/callgrind-bench (4588 -> 5347 M instructions per 1080p frame)
- * the 225 of which half or more showed cost 486 M. A carpet on cards
+ * the 225 of which half or more showed cost 486 M. */
+static bool rug_candidate(const hyp *h) {
+  return h->alive && h->best.face >= 0 && h->best.score < RUG_LOW_SCORE &&
+         2 * h->best.valid < h->best.total;
+}
+
+/* The carpet face a candidate h is tried for at the rug's offsets
+ * (*flipped: its turn), or -1: its best face when that is a carpet's,
+ * else the first carpet face of its candidates whose coarse count is
+ * RUG_RUNNER_SHARE of the first candidate's. A carpet on cards
  * and under another carpet (DEV hard 3105: the yellow, 49 % showing)
  * shows the cards' frames
  * where its rug's ground was expected, and a card face won its
@@ -2871,8 +2878,6 @@ static bool has_rug(const match_ctx *m, int f) {
  * third (coarse 103 of the first's 114, 0.90); at the rug's offset the
  * yellow face explains 640 of 640. */
 static int rug_face(const match_ctx *m, const hyp *h, bool *flipped) {
-  if (!h->alive || h->best.face < 0 || h->best.score >= RUG_LOW_SCORE) return -1;
-  if (2 * h->best.valid >= h->best.total) return -1;
   if (m->tpl[h->best.face].kind == VIS__FACE_CARPET) {
     *flipped = h->best.flipped;
     return has_rug(m, h->best.face) ? h->best.face : -1;
@@ -2981,11 +2986,33 @@ static bool same_rug(const vis__template *tp, const vis__template *a, const hyp 
          tp->rug_side_mm == a->rug_side_mm;
 }
 
+/* What the shifted poses of one try gave: the best that moves h
+ * (best_o at best_r, when have) and the best score of any (top, when
+ * shifted). */
 typedef struct {
-  vis_rect best_r; /* where it moves (have) */
-  vis__object best_o, top; /* the best that moves it; the best score (shifted) */
+  vis_rect best_r;
+  vis__object best_o, top;
   bool have, shifted;
 } rug_pick;
+
+/* Face score o at shifted pose r offered to p: it moves h at the first
+ * shift whose face explains RUG_ACCEPT and more samples than h's, and a
+ * later one replaces it only with RUG_GAIN more (rug_pose_better). */
+static void rug_offer(rug_pick *p, const vis_rect *r, const vis__object *o) {
+  if (!p->shifted || o->score > p->top.score) p->top = *o, p->shifted = true;
+  if (rug_pose_better(o, &p->best_o)) p->best_r = *r, p->best_o = *o, p->have = true;
+}
+
+/* h moved where p says, else to where the pose search from the best
+ * shift ends when that shift explains RUG_SEARCH_FROM (rug_search);
+ * true when it moved (sampled there as face f). */
+static bool rug_finish(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_hyps, rug_pick *p,
+                       int f) {
+  if (!p->have && p->shifted && p->top.score >= RUG_SEARCH_FROM)
+    p->have = rug_search(m, h, hyps, n_hyps, &p->top, &p->best_r);
+  if (p->have) rug_move(m, h, &p->best_r, f);
+  return p->have;
+}
 
 /* Every face of faces[] in both turns scored on c (sampled at pose r).
  * Only a pose mostly in the object mask (RUG_ANY_OBJECT of what shows)
@@ -3012,9 +3039,7 @@ static void score_rug_faces(const match_ctx *m, const hyp *c, const vis_rect *r,
     if (best.face >= 0 && best.face != o.face) return; /* two colours */
     if (best.face < 0 || o.score > best.score) best = o;
   }
-  if (best.face < 0) return;
-  if (!p->shifted || best.score > p->top.score) p->top = best, p->shifted = true;
-  if (rug_pose_better(&best, &p->best_o)) p->best_r = *r, p->best_o = best, p->have = true;
+  if (best.face >= 0) rug_offer(p, r, &best);
 }
 
 /* A hypothesis from the rug's corner whose carpet face is not among its
@@ -3025,16 +3050,14 @@ static void score_rug_faces(const match_ctx *m, const hyp *c, const vis_rect *r,
  * carpet the strip's rug lies 7 mm off the face's: card faces explain
  * as little (coarse counts of 14-24) and fill the four candidates, so
  * rug_face finds no carpet face to try. At the rug's offset the green
- * explains 282 of 288 (3638) and 123 of 123 (3707). So a hypothesis that rug_face gives
- * no face, on its tests, is tried once at the rug's offsets for every
- * carpet face not taken yet, in both turns, each pose sampled once for
- * all of them (same_rug), and moves as try_rug_shifts moves it. A face's
+ * explains 282 of 288 (3638) and 123 of 123 (3707). So a candidate
+ * (rug_candidate) that rug_face gives no face is tried once at the rug's
+ * offsets for every carpet face not taken yet, in both turns, each pose
+ * sampled once for all of them (same_rug), and moves as try_rug_shifts moves it. A face's
  * count gives up where it cannot reach RUG_SEARCH_FROM: below that a
  * shift neither moves it nor starts a search. */
 static void try_rug_any(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_hyps) {
-  if (h->rug_any || !h->alive || h->best.face < 0 || h->best.score >= RUG_LOW_SCORE ||
-      2 * h->best.valid >= h->best.total)
-    return;
+  if (h->rug_any) return;
   /* Speed: a hypothesis mostly off the object mask seldom shifts onto
    * it. On the bench frame (scene 500001, 1080p) those under
    * RUG_ANY_OWN sampled 2577 of the 3248 shifted poses and 5 of them
@@ -3059,11 +3082,8 @@ static void try_rug_any(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_
       score_rug_faces(m, &c, &r, faces, n_faces, &p);
     free_hyp(&c);
   }
-  if (!p.have && p.shifted && p.top.score >= RUG_SEARCH_FROM)
-    p.have = rug_search(m, h, hyps, n_hyps, &p.top, &p.best_r);
-  if (!p.have) return;
   vis_rect was = h->r;
-  rug_move(m, h, &p.best_r, p.top.face);
+  if (!rug_finish(m, h, hyps, n_hyps, &p, p.top.face)) return;
   if (m->mp->log)
     fprintf(m->mp->log,
             "rug any: hyp at %.0f %.0f %.1f to %.0f %.0f %.1f: alive %d face %d %d of %d, object %d of %d\n",
@@ -3072,12 +3092,11 @@ static void try_rug_any(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_
             h->free_object, h->free_n);
 }
 
-/* h tried at the rug's offsets for the face rug_face gives, once per
- * face; moved to the first shift whose face explains RUG_ACCEPT (a later
- * one replaces it only with RUG_GAIN more), else to where the pose
- * search from the best shift ends when that shift explains
- * RUG_SEARCH_FROM and the search RUG_ACCEPT. */
+/* A candidate h (rug_candidate) tried at the rug's offsets for the face
+ * rug_face gives, once per face, or for every carpet face when it gives
+ * none (try_rug_any); moved as rug_offer and rug_finish say. */
 static void try_rug_shifts(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_hyps) {
+  if (!rug_candidate(h)) return;
   bool flipped = false;
   int f = rug_face(m, h, &flipped);
   if (f < 0) {
@@ -3086,19 +3105,13 @@ static void try_rug_shifts(const match_ctx *m, hyp *h, const vis_rect *hyps, int
   }
   if (h->rug_tried == f + 1) return;
   h->rug_tried = f + 1;
-  vis_rect best_r;
-  bool have = false, shifted = false;
-  vis__object best_o = h->best, top = {0};
+  rug_pick p = {.best_o = h->best};
   for (int k = 0; k < RUG_SHIFTS; k++) {
     vis_rect r = rug_shifted(m, &m->tpl[f], h, k);
     vis__object o;
-    if (!rug_pose_try(m, h, hyps, n_hyps, &r, f, flipped, &o)) continue;
-    if (!shifted || o.score > top.score) top = o, shifted = true;
-    if (rug_pose_better(&o, &best_o)) best_r = r, best_o = o, have = true;
+    if (rug_pose_try(m, h, hyps, n_hyps, &r, f, flipped, &o)) rug_offer(&p, &r, &o);
   }
-  if (!have && shifted && top.score >= RUG_SEARCH_FROM)
-    have = rug_search(m, h, hyps, n_hyps, &top, &best_r);
-  if (have) rug_move(m, h, &best_r, f);
+  rug_finish(m, h, hyps, n_hyps, &p, f);
 }
 
 /* Samples a new hypothesis and scores it, or takes over the look taken
