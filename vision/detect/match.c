@@ -3525,7 +3525,8 @@ static int runner_up_of(const match_ctx *m, const vis__object *o, const vis__obj
  * colours fit it at all (ADVENTURE_COLOUR_FIT per free sample, of the
  * cap tau = 35): the adventures taken so misfit 3.6-5.7 (DEV normal
  * 3014, 3082, hard 3004); a dim card 19 % visible misfit 10.1 with the
- * wrong one and 11.3 with its own (DEV hard 3011). Else the runner-up
+ * wrong one and 11.3 with its own (DEV hard 3011). Where the two faces
+ * differ it must misfit less too (differ_agree). Else the runner-up
  * alone is asked, as for any type. */
 #define ADVENTURE_COLOUR_MARGIN 0.03
 #define ADVENTURE_COLOUR_FIT 8.0
@@ -3603,6 +3604,28 @@ static void take_by_colour(const match_ctx *m, const hyp *h, const settle_view *
  * (sv->race_runner) as a runner-up does; when the race was narrow and
  * the colours lean its way without the margin, it is in doubt. */
 #define COLOUR_MARGIN 0.2
+
+/* The best adventure's whole-card colour sum (best_adventure) weighs
+ * the print it shares with o's face too, where only the two faces'
+ * fitted gains of a and b differ: there a sibling took cards whose
+ * colours tie where the two faces differ (held-out hard 700070 and
+ * 700081: an adventure c taken for d, the whole sums 0.95 and 0.94 of
+ * c's, 0.98 and 1.02 where they differ, 107 and 149 samples; 700085 an
+ * a taken for b, 0.94 and 0.97 of 238; HUNT normal 3812 an a for b,
+ * 0.91 and 1.58 of 14). So where SETTLE_MIN_DISC samples or more tell
+ * the two apart (colour_misfits) it must misfit COLOUR_MARGIN less
+ * there too, as any runner-up must; fewer leave the whole sums to
+ * decide (DEV hard 3004: an adventure d 5 % visible, none such,
+ * taken back from c by its whole sum). */
+static bool differ_agree(const match_ctx *m, const hyp *h, const vis__object *o,
+                         const vis__object *a, const photo_colour *pc, const lift_field *pl) {
+  colour_pair cp = colour_misfits(m, h, o, a, pc, o->gain[0], pl);
+  if (m->mp->log)
+    fprintf(m->mp->log, "  where the two differ: %.0f against %.0f of %d samples\n", cp.a, cp.b,
+            cp.n);
+  return cp.n < SETTLE_MIN_DISC || cp.b < (1 - COLOUR_MARGIN) * cp.a;
+}
+
 static void colour_check(match_ctx *m, const hyp *h, const settle_view *sv, vis__object *o,
                          const photo_colour *pc, int16_t i) {
   const vis__object *cand = sv->cand, *dec = sv->dec;
@@ -3638,7 +3661,7 @@ static void colour_check(match_ctx *m, const hyp *h, const settle_view *sv, vis_
       fprintf(m->mp->log, "object %d: of the adventures type %d misfits least, %.0f against %.0f\n",
               i, m->tpl[cand[best].face].index, best_mf, own_all);
     if (best >= 0 && best_mf < (1 - ADVENTURE_COLOUR_MARGIN) * own_all &&
-        best_mf < ADVENTURE_COLOUR_FIT * sv->valid) {
+        best_mf < ADVENTURE_COLOUR_FIT * sv->valid && differ_agree(m, h, o, &cand[best], pc, pl)) {
       take_by_colour(m, h, sv, o, best, false, &lf);
       return;
     }
