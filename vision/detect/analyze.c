@@ -262,12 +262,11 @@ static double colour_support(const vis_analyzer *an, const vis__table *t, const 
 }
 
 /* How many of carpet i's samples (visible_samples) show its rug, the
- * printed part inside its face's plain ground; -1 when its face has no
- * rug measured. */
+ * printed part inside its face's plain ground (its face has a rug
+ * measured: rug_end_mm > 0). */
 static int rug_samples_shown(const vis_analyzer *an, const vis__table *t, const vis__object *obj,
                              int i) {
   const vis__template *tp = &an->tpl[obj[i].face];
-  if (tp->rug_end_mm <= 0) return -1;
   vis_rect rug = obj[i].r_px;
   rug.h -= 2 * tp->rug_end_mm * t->px_per_mm;
   rug.w -= 2 * tp->rug_side_mm * t->px_per_mm;

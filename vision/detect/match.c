@@ -3605,6 +3605,12 @@ static void take_by_colour(const match_ctx *m, const hyp *h, const settle_view *
  * the colours lean its way without the margin, it is in doubt. */
 #define COLOUR_MARGIN 0.2
 
+/* Where SETTLE_MIN_DISC samples or more tell faces a and b apart, b
+ * misfits COLOUR_MARGIN less than a there (fewer cannot tell). */
+static bool colours_side_with_b(colour_pair cp) {
+  return cp.n >= SETTLE_MIN_DISC && cp.b < (1 - COLOUR_MARGIN) * cp.a;
+}
+
 /* The best adventure's whole-card colour sum (best_adventure) weighs
  * the print it shares with o's face too, where only the two faces'
  * fitted gains of a and b differ: there a sibling took cards whose
@@ -3623,7 +3629,7 @@ static bool differ_agree(const match_ctx *m, const hyp *h, const vis__object *o,
   if (m->mp->log)
     fprintf(m->mp->log, "  where the two differ: %.0f against %.0f of %d samples\n", cp.a, cp.b,
             cp.n);
-  return cp.n < SETTLE_MIN_DISC || cp.b < (1 - COLOUR_MARGIN) * cp.a;
+  return cp.n < SETTLE_MIN_DISC || colours_side_with_b(cp);
 }
 
 static void colour_check(match_ctx *m, const hyp *h, const settle_view *sv, vis__object *o,
@@ -3643,16 +3649,14 @@ static void colour_check(match_ctx *m, const hyp *h, const settle_view *sv, vis_
   for (int c = 0; c < LIFT_CELLS; c++) lf.g[c] = o->lift[o->flipped ? LIFT_CELLS - 1 - c : c];
   const lift_field *pl = glare ? glare : o->lifted ? &lf : NULL;
   colour_pair cp = colour_misfits(m, h, o, &cand[other], pc, o->gain[0], pl);
-  /* where too few samples differ the colours cannot tell (own = alt) */
-  bool tells = cp.n >= SETTLE_MIN_DISC;
-  double own = tells ? cp.a : 0, alt = tells ? cp.b : 0;
   if (m->mp->log)
     fprintf(m->mp->log,
             "object %d: in the photo's colours type %d misfits %.0f, type %d %.0f where %d samples differ%s\n",
             i, m->tpl[o->face].index, cp.a, m->tpl[cand[other].face].index, cp.b, cp.n,
             more >= 0 ? " (it explains more)" : "");
   if (more >= 0) {
-    if (own < (1 - COLOUR_MARGIN) * alt) return; /* the colours side with the print */
+    colour_pair swapped = {.a = cp.b, .b = cp.a, .n = cp.n};
+    if (colours_side_with_b(swapped)) return; /* the colours side with the print */
     doubt_against(m, h, o, dec, own_c, more, glare);
   } else if (!raced && is_adventure(m, o->face)) {
     double best_mf = 0, own_all = colour_misfit(m, h, o->face, o->flipped, pc, o->gain[0], pl);
@@ -3666,11 +3670,11 @@ static void colour_check(match_ctx *m, const hyp *h, const settle_view *sv, vis_
       return;
     }
   }
-  if (alt >= (1 - COLOUR_MARGIN) * own) {
+  if (!colours_side_with_b(cp)) {
     /* a narrow race the colours lean the other way too: the type is in
      * doubt (a palace a sixth visible whose colours misfit 0.82 of the
      * lamp's it was seen as, DEV hard 3183 3193) */
-    if (raced && sv->race_narrow && alt < own && own_c >= 0)
+    if (raced && sv->race_narrow && cp.n >= SETTLE_MIN_DISC && cp.b < cp.a && own_c >= 0)
       doubt_against(m, h, o, dec, own_c, other, glare);
     return;
   }
@@ -3723,9 +3727,26 @@ static int race_runner_of(const match_ctx *m, const type_race *r, const vis__obj
  * 3057: a phantom blue strip of 101 samples went from 0.50 and 60, a
  * faded sliver, to 1.00 and -55, and was kept). */
 #define REFIT_GAIN 0.02
+static bool may_refit(const vis__object *o) {
+  return !o->lifted && o->valid > VIS__SLIVER_SHOWS * o->total;
+}
+
+/* fresh (o's face scored again at o's refined pose) gives o its light
+ * when it may (may_refit) and explains REFIT_GAIN more of what shows. */
+static bool take_refit_light(const vis__object *fresh, vis__object *o) {
+  if (!may_refit(o) || fresh->explained < 0 || fresh->valid <= 0 ||
+      fresh->score < o->score + REFIT_GAIN)
+    return false;
+  o->score = fresh->score;
+  memcpy(o->gain, fresh->gain, sizeof o->gain);
+  memcpy(o->offset, fresh->offset, sizeof o->offset);
+  return true;
+}
+
+/* The refit itself: carpet i's face scored again where refinement put it. */
 static void settle_carpet(match_ctx *m, vis__object *o, int16_t i) {
   const vis__template *tp = &m->tpl[o->face];
-  if (o->lifted || o->valid <= VIS__SLIVER_SHOWS * o->total) return;
+  if (!may_refit(o)) return;
   hyp h;
   if (!sample_hyp(m->t, &o->r_px, tp->w, tp->h, tp->w_mm, tp->h_mm, m->mp->step, &h) ||
       !h.alive) {
@@ -3742,13 +3763,10 @@ static void settle_carpet(match_ctx *m, vis__object *o, int16_t i) {
                         " gain %.2f offset %.1f (was %.2f %.1f)\n",
             i, o->r_px.center.x, o->r_px.center.y, o->r_px.angle_deg, fresh.explained, valid,
             o->explained, o->valid, fresh.gain[0], fresh.offset[0], o->gain[0], o->offset[0]);
-  if (fresh.explained >= 0 && valid > 0 && fresh.score >= o->score + REFIT_GAIN) {
+  if (take_refit_light(&fresh, o)) {
     o->explained = fresh.explained;
     o->valid = fresh.valid;
     o->total = fresh.total;
-    o->score = fresh.score;
-    memcpy(o->gain, fresh.gain, sizeof o->gain);
-    memcpy(o->offset, fresh.offset, sizeof o->offset);
   }
   m->self = INT16_MAX;
   free_hyp(&h);
@@ -3809,16 +3827,10 @@ static void take_race_runner(const match_ctx *m, const type_race *r, const vis__
  * when the race keeps the matcher's own face (cand[own]: fitted at the
  * refined pose on every face texel), its fit replaces the matcher's when
  * it explains REFIT_GAIN more of what shows, on settle_carpet's terms
- * (not lifted, more than a sliver showing). */
-static void refit_own_light(const vis__object *fresh, int valid, vis__object *o) {
-  if (o->lifted || o->valid <= VIS__SLIVER_SHOWS * o->total || valid <= 0 ||
-      fresh->explained < 0 || (double)fresh->explained / valid < o->score + REFIT_GAIN)
-    return;
+ * (take_refit_light). */
+static void refit_own_light(const vis__object *fresh, vis__object *o) {
   vis__object keep = *o;
-  o->score = (double)fresh->explained / valid;
-  memcpy(o->gain, fresh->gain, sizeof o->gain);
-  memcpy(o->offset, fresh->offset, sizeof o->offset);
-  keep_counts(o, &keep);
+  if (take_refit_light(fresh, o)) keep_counts(o, &keep);
 }
 
 /* The type of accepted card i (*o) settled; normal_gain: the photo's
@@ -3870,7 +3882,7 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i, double normal_g
     r = (type_race){.win = own, .runner = r.win, .run_na = nb, .run_nb = na, .run_nd = nd};
   if (own >= 0 && r.win == own) {
     double was = o->score;
-    refit_own_light(&cand[own], valid, o);
+    refit_own_light(&cand[own], o);
     if (m->mp->log && o->score != was)
       fprintf(m->mp->log, "object %d: own face refitted at its refined pose %.3f (was %.3f)\n", i,
               o->score, was);
