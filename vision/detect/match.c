@@ -3993,6 +3993,26 @@ static bool card_colours(const match_ctx *m, const vis__object *o, double *chrom
   return true;
 }
 
+/* With PHOTO_GAIN_CARDS such cards or more the median stands against one
+ * card whose face is wrong (HUNT hard 3790: a palace under a glare seen
+ * as an adventure b, its chroma 0.37 of the photo's). Two cards have no
+ * median, but a photo with only two such cards left its type checks to
+ * the print alone: palaces 13-28 % visible beside carpets were seen as
+ * lamps (HUNT hard 3832, 3882, 3953; their faces' a gains at the fit's
+ * bound 1.25), which its two cards' colours tell (the lamp misfits 1.8-2.2
+ * times the palace's where the two differ). So two cards do when they
+ * agree: chroma within PAIR_CHROMA of each other and grey within
+ * PAIR_GREY in a and b. The two-card photos of HUNT hard 3600-3999 agreed
+ * within 1.09 and 6.5; a photo's cards spread 0.88-1.23 of chroma and 7
+ * of grey (HUNT hard 3610, 11 cards). */
+#define PAIR_CHROMA 1.25
+#define PAIR_GREY 8.0
+static bool pair_agrees(double v[3][64]) {
+  double r = v[0][0] / v[0][1];
+  return r <= PAIR_CHROMA && r >= 1 / PAIR_CHROMA && fabs(v[1][0] - v[1][1]) <= PAIR_GREY &&
+         fabs(v[2][0] - v[2][1]) <= PAIR_GREY;
+}
+
 static photo_colour photo_colour_of(const match_ctx *m, const vis__object *objs, int n) {
   double v[3][64];
   int k = 0;
@@ -4002,9 +4022,12 @@ static photo_colour photo_colour_of(const match_ctx *m, const vis__object *objs,
     double chroma, neutral[2];
     if (!card_colours(m, o, &chroma, neutral)) continue;
     v[0][k] = chroma / o->gain[0], v[1][k] = neutral[0], v[2][k] = neutral[1];
+    if (m->mp->log)
+      fprintf(m->mp->log, "photo colour card %d type %d: chroma %.3f grey %.1f %.1f\n", i,
+              m->tpl[o->face].index, v[0][k], v[1][k], v[2][k]);
     k++;
   }
-  photo_colour pc = {.known = k >= PHOTO_GAIN_CARDS};
+  photo_colour pc = {.known = k >= PHOTO_GAIN_CARDS || (k == 2 && pair_agrees(v))};
   if (pc.known)
     pc.chroma = vis__median(v[0], k), pc.neutral[0] = vis__median(v[1], k),
     pc.neutral[1] = vis__median(v[2], k);
