@@ -4507,20 +4507,14 @@ static bool carpet_instead(const match_ctx *m, hyp *h) {
  * one (tuning hard 3003: a red carpet fully visible on cream cloth, 0.99
  * at its true pose, 0.57-0.63 at its hypotheses 3-11 px off, where a
  * camel bazaar explained 0.69-0.78; hard 3093: a red carpet under a
- * palace, its hypotheses 13 px along it). So when OVER_CARD_SHOWS of
- * it or more shows (a pale face fits a few samples of anything) it is
- * compared with the carpet faces only (cards_out, over_card); true when
- * one of them explains RESCUE_MIN_SCORE of what shows. It is asked at
- * OVER_CARD_SCORE (explained_enough), else its pose is searched by the
- * second rescue pass. Half, as dim_carpet asks, left out carpets that a
- * throw slid under cards: HUNT hard 3864's green, 44 % of it showing,
- * its hypothesis 7.5 mm off showing 527 of 1305 samples (0.40), was
- * dropped for the card it overlaps (a card's face explained 0.61 of
- * it), and the carpet was not reported. A quarter changed no line of
- * DEV 3000-3199 nor CHECK. */
-#define OVER_CARD_SHOWS 0.25
+ * palace, its hypotheses 13 px along it). So when half of it or more
+ * shows (as dim_carpet asks: a pale face fits a few samples of
+ * anything) it is compared with the carpet faces only (cards_out,
+ * over_card); true when one of them explains RESCUE_MIN_SCORE of what
+ * shows. It is asked at OVER_CARD_SCORE (explained_enough), else its
+ * pose is searched by the second rescue pass. */
 static bool carpet_over_card(const match_ctx *m, hyp *h) {
-  if (h->cards_out || h->best.valid < OVER_CARD_SHOWS * h->best.total) return false;
+  if (h->cards_out || 2 * h->best.valid < h->best.total) return false;
   hyp was = *h;
   h->cards_out = h->over_card = true;
   rank_faces(m, h);
