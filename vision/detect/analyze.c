@@ -779,6 +779,19 @@ static bool outlined_all_round(const vis__table *t, const vis__object *obj, int 
   return vis__outlined_all_round(t, &obj[k].r_px, others, n_others, NULL);
 }
 
+/* Card k's outline shows where none of the n others lies on it: an edge
+ * at min_edges of at least min_seen side samples (vis__outline_edges).
+ * The bars are the caller's: a sliver has few side samples, a card under
+ * carpets on two or three sides has short ones. */
+static bool outline_shows_on(const vis__table *t, const vis__object *obj, int n, int k,
+                             int min_seen, double min_edges) {
+  vis_rect others[64];
+  int n_others = outlines_of_others(obj, n, k, others), seen;
+  double weakest;
+  double e = vis__outline_edges(t, &obj[k].r_px, others, n_others, NULL, &seen, &weakest);
+  return seen >= min_seen && e >= min_edges;
+}
+
 /* A card faded to the fit's bound whose visible part shows the table's
  * colours, whose face explains under FADED_UNOUTLINED_FIT of it, and whose
  * outline does not show all round (outlined_all_round): a faded camel
@@ -816,11 +829,7 @@ static bool outlined_sliver(const vis__table *t, const vis__object *obj, int n, 
   if (obj[k].valid > VIS__SLIVER_SHOWS * obj[k].total || ff->score < SLIVER_FIT ||
       ff->ring < SLIVER_FIT)
     return false;
-  vis_rect others[64];
-  int n_others = outlines_of_others(obj, n, k, others), seen;
-  double weakest;
-  double e = vis__outline_edges(t, &obj[k].r_px, others, n_others, NULL, &seen, &weakest);
-  return seen >= VIS__SLIVER_EDGE_SEEN && e >= VIS__OUTLINED_EDGES;
+  return outline_shows_on(t, obj, n, k, VIS__SLIVER_EDGE_SEEN, VIS__OUTLINED_EDGES);
 }
 
 /* Card k, under half of it showing, whose face explains all but a trace
@@ -844,11 +853,7 @@ static bool outlined_sliver(const vis__table *t, const vis__object *obj, int n, 
 static bool outlined_clean(const vis__table *t, const vis__object *obj, int n, int k,
                            const vis__face_fit *ff) {
   if (ff->score < CLEAN_FIT || ff->ring < CLEAN_FIT) return false;
-  vis_rect others[64];
-  int n_others = outlines_of_others(obj, n, k, others), seen;
-  double weakest;
-  double e = vis__outline_edges(t, &obj[k].r_px, others, n_others, NULL, &seen, &weakest);
-  return seen >= CLEAN_EDGE_SEEN && e >= CLEAN_EDGES;
+  return outline_shows_on(t, obj, n, k, CLEAN_EDGE_SEEN, CLEAN_EDGES);
 }
 
 /* A card the matcher accepted that shows no card (kept[k] among the
