@@ -416,6 +416,19 @@ static bool decides_alone(const evidence *own, const evidence *own_mm, int sum_o
   return !rest_disagrees || (own_n >= OWN_AGAINST_POOL && OWN_SHARE_OF_REST * own_n >= rest_n);
 }
 
+/* TEPPICH_DEBUG_DIR: the path of the debug file name, into path. */
+static void debug_path(const vis_analyzer *an, const char *name, char path[1024]) {
+  snprintf(path, 1024, "%s/%s", an->s.debug_dir, name);
+}
+
+/* TEPPICH_DEBUG_DIR: the debug file name opened with mode, or NULL: a
+ * debug file that cannot be written is skipped, never an error. */
+static FILE *debug_open(const vis_analyzer *an, const char *name, const char *mode) {
+  char path[1024];
+  debug_path(an, name, path);
+  return fopen(path, mode);
+}
+
 /* TEPPICH_DEBUG_DIR: stack.txt, one line per overlap of carpet object i
  * with object j (card: its result index, -1 for a carpet): its votes
  * (deciding, millimetres), the carpet's pooled card sums and the decision,
@@ -423,9 +436,7 @@ static bool decides_alone(const evidence *own, const evidence *own_mm, int sum_o
 static void debug_stack(const vis_analyzer *an, const vis__object *obj, int i, int j, int card,
                         const evidence *e, const evidence *e_mm, double depth, int sum_on,
                         int sum_under, bool own, bool on_top) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/stack.txt", an->s.debug_dir);
-  FILE *f = fopen(path, "a");
+  FILE *f = debug_open(an, "stack.txt", "a");
   if (!f) return;
   const vis__template *ti = &an->tpl[obj[i].face], *tj = &an->tpl[obj[j].face];
   fprintf(f, "%s carpet (obj %d) %s %d (obj %d, %s) depth %.2f: votes %d:%d hidden %d of %d,"
@@ -642,9 +653,7 @@ static void carpet_of(const vis_analyzer *an, const vis__table *t, const vis__ob
 
 /* TEPPICH_DEBUG_DIR: stack.txt starts empty for each photo. */
 static void debug_stack_reset(const vis_analyzer *an) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/stack.txt", an->s.debug_dir);
-  FILE *f = fopen(path, "w");
+  FILE *f = debug_open(an, "stack.txt", "w");
   if (f) fclose(f);
 }
 
@@ -1202,9 +1211,7 @@ static bool phantom_cards(void *ctx, const vis__table *t, const vis__object *obj
  * twin), to see why a carpet found by the matcher is not reported. */
 static void debug_dropped(const vis_analyzer *an, const vis__table *t, const vis__object *obj,
                           int n, const bool *drop, const double *sup, const int *cnt) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/dropped.txt", an->s.debug_dir);
-  FILE *f = fopen(path, "w");
+  FILE *f = debug_open(an, "dropped.txt", "w");
   if (!f) return;
   for (int i = 0; i < n; i++) {
     if (!drop[i]) continue;
@@ -1269,9 +1276,9 @@ static tp_status drop_phantoms(const vis_analyzer *an, const vis__table *t,
 static void debug_dump(const vis_analyzer *an, const vis__table *t,
                        const vis_rect *hyps, int n_hyps) {
   char path[1024];
-  snprintf(path, sizeof path, "%s/table.png", an->s.debug_dir);
+  debug_path(an, "table.png", path);
   cvw_image_write(path, &t->rgb, 0, NULL);
-  snprintf(path, sizeof path, "%s/object.png", an->s.debug_dir);
+  debug_path(an, "object.png", path);
   cvw_image_write(path, &t->object, 0, NULL);
   tp_image img = {0};
   if (!tp_image_alloc(&img, t->rgb.width, t->rgb.height, 3)) {
@@ -1290,12 +1297,11 @@ static void debug_dump(const vis_analyzer *an, const vis__table *t,
           }
         }
     }
-    snprintf(path, sizeof path, "%s/hyps.png", an->s.debug_dir);
+    debug_path(an, "hyps.png", path);
     cvw_image_write(path, &img, 0, NULL);
     tp_image_free(&img);
   }
-  snprintf(path, sizeof path, "%s/hyps.txt", an->s.debug_dir);
-  FILE *f = fopen(path, "w");
+  FILE *f = debug_open(an, "hyps.txt", "w");
   if (!f) return;
   for (int i = 0; i < n_hyps; i++)
     fprintf(f, "%.1f %.1f %.1f %.1f %.1f\n", hyps[i].center.x, hyps[i].center.y,
@@ -1305,9 +1311,7 @@ static void debug_dump(const vis_analyzer *an, const vis__table *t,
 
 static void debug_objects(const vis_analyzer *an, const vis__table *t, const vis__object *o,
                           int n, const double *support, const int *support_n) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/objects.txt", an->s.debug_dir);
-  FILE *f = fopen(path, "w");
+  FILE *f = debug_open(an, "objects.txt", "w");
   if (!f) return;
   for (int i = 0; i < n; i++) {
     const vis__template *tp = &an->tpl[o[i].face];
@@ -1382,11 +1386,7 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
   if (last) last->an = an, last->n = -1;
   mp.phantom_cards = phantom_cards;
   mp.phantom_ctx = last;
-  char logpath[1024];
-  if (an->s.debug_dir) {
-    snprintf(logpath, sizeof logpath, "%s/match.txt", an->s.debug_dir);
-    mp.log = fopen(logpath, "w");
-  }
+  if (an->s.debug_dir) mp.log = debug_open(an, "match.txt", "w");
   if (!st) st = vis__match(&t, an->tpl, an->n_tpl, hyps, n_hyps, &mp, looks.ahead, &obj, &n_obj, err);
   vis__match_ahead_free(looks.ahead);
   if (mp.log) fclose(mp.log);
