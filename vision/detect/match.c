@@ -3667,11 +3667,14 @@ static int best_other_type(const match_ctx *m, const hyp *h, const settle_view *
  * (HUNT hard 3610 and 3943, every fully visible card), so the best
  * face of another type in the running (best_other_type) takes the card
  * when it misfits OUTSIDER_MARGIN less over the card and where the two
- * differ; it stays in doubt (take_by_colour). */
+ * differ; it stays in doubt (take_by_colour). Not under a glare (pl): a
+ * spice bazaar lifted 0.11-0.37 misfits its photo's colours more than a
+ * desert does, by 0.66-0.68 (DEV hard 3011 3062, fully visible). */
 #define OUTSIDER_MARGIN 0.25
 static bool colour_outsider(match_ctx *m, const hyp *h, const settle_view *sv, vis__object *o,
                             const photo_colour *pc, const lift_field *pl, const lift_field *lf,
                             int16_t i) {
+  if (pl) return false;
   double own_all = colour_misfit(m, h, o->face, o->flipped, pc, o->gain[0], pl), best_mf = 0;
   int best = best_other_type(m, h, sv, o, pc, pl, &best_mf);
   if (best < 0 || best_mf >= (1 - OUTSIDER_MARGIN) * own_all) return false;
