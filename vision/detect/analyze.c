@@ -336,6 +336,19 @@ static evidence overlap_evidence(const vis_analyzer *an, const vis__table *t,
   return e;
 }
 
+/* The penumbra at carpet object `carpet`'s contact with card object `card`
+ * (penumbra.c), every other object's frame kept out. */
+static vis__penumbra contact_penumbra(const vis_analyzer *an, const vis__table *t,
+                                      const vis__object *obj, int n_obj, int carpet, int card) {
+  vis__frame others[64];
+  int n_others = 0;
+  for (int k = 0; k < n_obj && n_others < 64; k++)
+    if (k != carpet && k != card) others[n_others++] = vis__frame_of(&obj[k].r_px);
+  vis__face_place pa = vis__face_place_of(t, &an->tpl[obj[carpet].face], &obj[carpet]),
+                  pb = vis__face_place_of(t, &an->tpl[obj[card].face], &obj[card]);
+  return vis__penumbra_reading(t, an->deck->corner_mm, &pa, &pb, others, n_others);
+}
+
 /* The pixels decide when enough of them tell one story. */
 enum { EVIDENCE_MIN_DECIDED = 8 };
 static bool evidence_clear(int on_top, int under) {
@@ -416,6 +429,13 @@ static bool decides_alone(const evidence *own, const evidence *own_mm, int sum_o
   return !rest_disagrees || (own_n >= OWN_AGAINST_POOL && OWN_SHARE_OF_REST * own_n >= rest_n);
 }
 
+/* Neither the overlap nor the carpet's pooled card overlaps hold enough
+ * decided samples to tell anything (evidence_clear's minimum). */
+static bool nothing_decided(const evidence *own, int sum_on, int sum_under) {
+  return own->on_top + own->under < EVIDENCE_MIN_DECIDED &&
+         sum_on + sum_under < EVIDENCE_MIN_DECIDED;
+}
+
 /* TEPPICH_DEBUG_DIR: the path of the debug file name, into path. */
 static void debug_path(const vis_analyzer *an, const char *name, char path[1024]) {
   snprintf(path, 1024, "%s/%s", an->s.debug_dir, name);
@@ -432,10 +452,11 @@ static FILE *debug_open(const vis_analyzer *an, const char *name, const char *mo
 /* TEPPICH_DEBUG_DIR: stack.txt, one line per overlap of carpet object i
  * with object j (card: its result index, -1 for a carpet): its votes
  * (deciding, millimetres), the carpet's pooled card sums and the decision,
- * to see why a carpet was taken as on or under what it meets. */
+ * to see why a carpet was taken as on or under what it meets; pn (cards):
+ * the penumbra reading at the contact. */
 static void debug_stack(const vis_analyzer *an, const vis__object *obj, int i, int j, int card,
                         const evidence *e, const evidence *e_mm, double depth, int sum_on,
-                        int sum_under, bool own, bool on_top) {
+                        int sum_under, bool own, bool on_top, const vis__penumbra *pn) {
   FILE *f = debug_open(an, "stack.txt", "a");
   if (!f) return;
   const vis__template *ti = &an->tpl[obj[i].face], *tj = &an->tpl[obj[j].face];
@@ -445,6 +466,10 @@ static void debug_stack(const vis_analyzer *an, const vis__object *obj, int i, i
           card < 0 ? vis_deck_carpet_colour(an->deck, tj->index) : vis_type_name(tj->index),
           depth, e->on_top, e->under, e->hidden, e->n, e_mm->on_top, e_mm->under, e_mm->hidden,
           e_mm->n, sum_on, sum_under, own, on_top ? "on" : "under");
+  if (pn)
+    fprintf(f, "  penumbra on card %.2f (%d) far %.2f (%d), on carpet %.2f (%d) far %.2f (%d)\n",
+            pn->on_card, pn->n_card, pn->on_card_far, pn->n_card_far, pn->on_carpet,
+            pn->n_carpet, pn->on_carpet_far, pn->n_carpet_far);
   fclose(f);
 }
 
@@ -452,8 +477,10 @@ static void debug_stack(const vis_analyzer *an, const vis__object *obj, int i, i
  * lies on the whole layout or, when it slid under it, under all of it:
  * the evidence of all its card overlaps is pooled, and a card whose own
  * overlap shows clearly decides for itself. When nothing shows (a third
- * carpet covers every overlap), it lies on top, as thrown carpets do, and
- * says it is not sure. */
+ * carpet covers every overlap, or a corner only grazes a card's edge), it
+ * lies on top, as thrown carpets do, unless the card's shadow falls on it
+ * there (penumbra.c: a carpet slid under the card), and says it is not
+ * sure. */
 static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis__object *obj,
                          int n_obj, int i, const int *index, double scale, vis_result *res) {
   const double tau = 35;
@@ -480,7 +507,8 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
       ov->confidence = clear ? (double)abs(e.on_top - e.under) / (e.on_top + e.under) : 0.5;
       ov->uncertain = !clear;
       if (an->s.debug_dir)
-        debug_stack(an, obj, i, j, -1, &e, &e_mm, ov->depth_mm, 0, 0, clear, ov->carpet_on_top);
+        debug_stack(an, obj, i, j, -1, &e, &e_mm, ov->depth_mm, 0, 0, clear, ov->carpet_on_top,
+                    NULL);
       continue;
     }
     if (n_cards == 64) continue;
@@ -504,10 +532,18 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
     bool overruled = !own && evidence_clear(ev[k].on_top, ev[k].under);
     int on = own ? ev[k].on_top : overruled ? sum_on - ev_mm[k].on_top : sum_on,
         under = own ? ev[k].under : overruled ? sum_under - ev_mm[k].under : sum_under;
-    ov->carpet_on_top = own || overruled ? on > under : above;
+    bool unseen = !own && !overruled && !pooled_clear;
+    /* no face shows at any of its contacts (not a mixed vote: DEV hard
+     * 3075's red, 606 : 1601 on a spice bazaar 13 % visible, lies on it) */
+    bool blind = unseen && nothing_decided(&ev[k], sum_on, sum_under);
+    vis__penumbra pn = {0, 0, 0, 0, 0, 0, 0, 0};
+    if (blind || an->s.debug_dir) pn = contact_penumbra(an, t, obj, n_obj, i, j);
+    /* the card's shadow on the carpet may show who lies on top */
+    bool shadowed = blind && vis__card_shadow_on_carpet(&pn);
+    ov->carpet_on_top = own || overruled ? on > under : above && !shadowed;
     ov->confidence = own || overruled || pooled_clear ? (double)abs(on - under) / (on + under)
                                                       : 0.5;
-    ov->uncertain = !own && !overruled && !pooled_clear;
+    ov->uncertain = unseen;
     if (ov->carpet_on_top) {
       if (cp->n_on_cards < 64) cp->on_cards[cp->n_on_cards++] = index[j];
     } else if (cp->n_under_cards < 64) {
@@ -516,7 +552,9 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
     if (ov->uncertain && !cp->uncertain) {
       cp->uncertain = true;
       snprintf(cp->reason, VIS_REASON_MAX,
-               sum_hidden > sum_on + sum_under
+               shadowed ? "cannot see whether it lies on or under card %d: the card's shadow on "
+                          "it says under"
+               : sum_hidden > sum_on + sum_under
                    ? "another carpet hides where it meets card %d: taken as lying on it"
                    : "cannot see whether it lies on or under card %d: taken as lying on it",
                index[j]);
@@ -525,7 +563,7 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
       vis__note_contact_doubt(&an->s, depths[k], index[j], an->tpl[obj[j].face].index, cp);
     if (an->s.debug_dir)
       debug_stack(an, obj, i, j, index[j], &ev[k], &ev_mm[k], depths[k], sum_on, sum_under, own,
-                  ov->carpet_on_top);
+                  ov->carpet_on_top, &pn);
   }
 }
 

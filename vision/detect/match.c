@@ -4866,6 +4866,28 @@ double vis__place_residual(const vis__table *t, const vis__face_place *p, double
   return r;
 }
 
+int vis__place_light_excess(const vis__table *t, const vis__face_place *p, double x, double y,
+                            double *excess) {
+  const vis__template *tp = p->tp;
+  const vis__object *o = p->o;
+  double s = t->px_per_mm;
+  double dx = x - o->r_px.center.x, dy = y - o->r_px.center.y;
+  double fx = (dx * p->ax + dy * p->ay) / (s * s) + tp->w_mm / 2;
+  double fy = (dx * p->lx + dy * p->ly) / (s * s) + tp->h_mm / 2;
+  int i = (int)floor(fx * tp->w / tp->w_mm), j = (int)floor(fy * tp->h / tp->h_mm);
+  if (i < 0 || j < 0 || i >= tp->w || j >= tp->h) return 0;
+  float lab[3];
+  if (!vis__table_lab(t, x, y, lab)) return 0;
+  const float *f = tp->lab + 3 * ((size_t)j * tp->w + i);
+  double pc = o->gain[0] * f[0] + o->offset[0];
+  if (o->lifted) {
+    double g = o->lift[(j * LIFT_CELLS_Y / tp->h) * LIFT_CELLS_X + i * LIFT_CELLS_X / tp->w];
+    pc += g * (lift_white[0] - pc);
+  }
+  *excess = lab[0] - pc;
+  return 1;
+}
+
 double vis__object_residual(const vis__table *t, const vis__template *tp,
                             const vis__object *o, double x, double y) {
   vis__face_place p = vis__face_place_of(t, tp, o);

@@ -518,7 +518,31 @@ typedef struct {
 vis__face_place vis__face_place_of(const vis__table *t, const vis__template *tpl,
                                    const vis__object *o);
 double vis__place_residual(const vis__table *t, const vis__face_place *p, double x, double y);
+/* The pixel's lightness (Lab L) minus what the placed face predicts there:
+ * negative in a shadow. 0 (nothing written) outside the face. */
+int vis__place_light_excess(const vis__table *t, const vis__face_place *p, double x, double y,
+                            double *excess);
 
+
+/* ---- the shadow at a contact (penumbra.c) ---- */
+
+/* The mean lightness excess (pixel minus face, Lab L) in bands beside a
+ * carpet's and a card's outlines: on_card 0.3-1.3 mm outside the carpet
+ * on the card (the carpet's shadow: it lies on top), on_carpet 0.3-1.3 mm
+ * outside the card on the carpet (the card's shadow: the card lies on
+ * top); *_far the same 3-5 mm out; n_*: the pixels of each. */
+typedef struct {
+  int n_card, n_card_far, n_carpet, n_carpet_far;
+  double on_card, on_card_far, on_carpet, on_carpet_far;
+} vis__penumbra;
+/* others: the frames of every other object; a pixel within 2 mm of one
+ * is left out (it, or its shadow, lies there). */
+vis__penumbra vis__penumbra_reading(const vis__table *t, double corner_mm,
+                                    const vis__face_place *carpet, const vis__face_place *card,
+                                    const vis__frame *others, int n_others);
+/* The card's shadow falls on the carpet and the carpet's not on the card:
+ * the card lies on top. */
+bool vis__card_shadow_on_carpet(const vis__penumbra *p);
 
 /* ---- analyze.c's stages, shared with reference.c ---- */
 
