@@ -4552,6 +4552,11 @@ static int rank_candidates(match_ctx *m, hyp *H, int n_hyps, const vis__object *
   return n_ok;
 }
 
+/* Half of what o's face covers shows or more. */
+static bool shows_half(const vis__object *o) {
+  return 2 * o->valid >= o->total;
+}
+
 /* Without carpet_if_no_card (analyze), a hypothesis whose card face
  * shows no card frame has its pose searched once with the carpet faces
  * only, on a copy sampled afresh at its pose (compared as
@@ -4569,10 +4574,6 @@ static int rank_candidates(match_ctx *m, hyp *H, int n_hyps, const vis__object *
  * hypotheses of cards nearly hidden were searched onto carpet strips
  * beside them, 0.88-0.89 of 28-114 samples, and the card was lost (DEV
  * hard 3022: an adventure c 4 % showing; 3082: a camel bazaar 13 %). */
-static bool shows_half(const vis__object *o) {
-  return 2 * o->valid >= o->total;
-}
-
 static bool carpet_searched(const match_ctx *m, hyp *h, int16_t n) {
   if (m->mp->carpet_if_no_card || h->cards_out || h->carpet_tried || h->searched ||
       !shows_half(&h->best))
@@ -4592,7 +4593,8 @@ static bool carpet_searched(const match_ctx *m, hyp *h, int16_t n) {
   bool found = worth && c.alive && c.best.face >= 0 && c.best.score >= RESCUE_ACCEPT &&
                c.best.explained >= m->mp->min_explained && shows_half(&c.best);
   if (m->mp->log)
-    fprintf(m->mp->log, "  as a carpet searched: face %d expl %d valid %d score %.2f at %.0f %.0f %.1f%s\n",
+    fprintf(m->mp->log,
+            "  as a carpet searched: face %d expl %d valid %d score %.2f at %.0f %.0f %.1f%s\n",
             c.best.face, c.best.explained, c.best.valid, c.best.score, c.r.center.x, c.r.center.y,
             c.r.angle_deg, found ? ": taken" : "");
   if (!found) {
