@@ -3670,15 +3670,23 @@ static int best_other_type(const match_ctx *m, const hyp *h, const settle_view *
  * when it misfits OUTSIDER_MARGIN less over the card and where the two
  * differ; it stays in doubt (take_by_colour). Not under a glare (pl): a
  * spice bazaar lifted 0.11-0.37 misfits its photo's colours more than a
- * desert does, by 0.66-0.68 (DEV hard 3011 3062, fully visible). */
+ * desert does, by 0.66-0.68 (DEV hard 3011 3062, fully visible). And
+ * the photo's colours must fit the face taken, OUTSIDER_FIT per free
+ * sample (of the cap tau = 35): the lamps taken fit 7.5 and 8.4; a fully
+ * visible spice bazaar at the fit's bounds (gain of L 0.50, offset 60),
+ * a glare the lift did not model, misfit 20.2 with its own face and 14.0
+ * with a desert's (HUNT hard 3705). */
 #define OUTSIDER_MARGIN 0.25
+#define OUTSIDER_FIT 10.0
 static bool colour_outsider(match_ctx *m, const hyp *h, const settle_view *sv, vis__object *o,
                             const photo_colour *pc, const lift_field *pl, const lift_field *lf,
                             int16_t i) {
   if (pl) return false;
   double own_all = colour_misfit(m, h, o->face, o->flipped, pc, o->gain[0], pl), best_mf = 0;
   int best = best_other_type(m, h, sv, o, pc, pl, &best_mf);
-  if (best < 0 || best_mf >= (1 - OUTSIDER_MARGIN) * own_all) return false;
+  if (best < 0 || best_mf >= (1 - OUTSIDER_MARGIN) * own_all ||
+      best_mf >= OUTSIDER_FIT * sv->valid)
+    return false;
   colour_pair cp = colour_misfits(m, h, o, &sv->cand[best], pc, o->gain[0], pl);
   if (m->mp->log)
     fprintf(m->mp->log,
