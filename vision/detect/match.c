@@ -3675,13 +3675,18 @@ static int best_other_type(const match_ctx *m, const hyp *h, const settle_view *
  * sample (of the cap tau = 35): the lamps taken fit 7.5 and 8.4; a fully
  * visible spice bazaar at the fit's bounds (gain of L 0.50, offset 60),
  * a glare the lift did not model, misfit 20.2 with its own face and 14.0
- * with a desert's (HUNT hard 3705). */
+ * with a desert's (HUNT hard 3705). Only a card seen as an adventure
+ * asks: the adventures share their print and fit any card's border and
+ * background; a bazaar's print tells it from a desert, and its tan read
+ * as a desert's orange in its photo's colours (0.72 of its own:
+ * held-out normal 1000008's spice bazaar and 1000039's camel bazaar,
+ * both right by their print, taken for deserts). */
 #define OUTSIDER_MARGIN 0.25
 #define OUTSIDER_FIT 10.0
 static bool colour_outsider(match_ctx *m, const hyp *h, const settle_view *sv, vis__object *o,
                             const photo_colour *pc, const lift_field *pl, const lift_field *lf,
                             int16_t i) {
-  if (pl) return false;
+  if (pl || !is_adventure(m, o->face)) return false;
   double own_all = colour_misfit(m, h, o->face, o->flipped, pc, o->gain[0], pl), best_mf = 0;
   int best = best_other_type(m, h, sv, o, pc, pl, &best_mf);
   if (best < 0 || best_mf >= (1 - OUTSIDER_MARGIN) * own_all ||
