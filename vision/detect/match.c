@@ -4910,18 +4910,28 @@ vis__face_place vis__face_place_of(const vis__table *t, const vis__template *tp,
   return p;
 }
 
-double vis__place_residual(const vis__table *t, const vis__face_place *p, double x, double y) {
-  /* table pixel -> face mm, inverse of sample_hyp's mapping */
+/* Table pixel (x, y) -> p's face texel (*i, *j), the inverse of
+ * sample_hyp's mapping, and the pixel's Lab; false off the face or the
+ * table. */
+static bool place_texel(const vis__table *t, const vis__face_place *p, double x, double y,
+                        int *i, int *j, float lab[3]) {
   const vis__template *tp = p->tp;
   const vis__object *o = p->o;
   double s = t->px_per_mm;
   double dx = x - o->r_px.center.x, dy = y - o->r_px.center.y;
   double fx = (dx * p->ax + dy * p->ay) / (s * s) + tp->w_mm / 2;
   double fy = (dx * p->lx + dy * p->ly) / (s * s) + tp->h_mm / 2;
-  int i = (int)floor(fx * tp->w / tp->w_mm), j = (int)floor(fy * tp->h / tp->h_mm);
-  if (i < 0 || j < 0 || i >= tp->w || j >= tp->h) return -1;
+  *i = (int)floor(fx * tp->w / tp->w_mm), *j = (int)floor(fy * tp->h / tp->h_mm);
+  if (*i < 0 || *j < 0 || *i >= tp->w || *j >= tp->h) return false;
+  return vis__table_lab(t, x, y, lab);
+}
+
+double vis__place_residual(const vis__table *t, const vis__face_place *p, double x, double y) {
+  const vis__template *tp = p->tp;
+  const vis__object *o = p->o;
+  int i, j;
   float lab[3];
-  if (!vis__table_lab(t, x, y, lab)) return -1;
+  if (!place_texel(t, p, x, y, &i, &j, lab)) return -1;
   const float *f = tp->lab + 3 * ((size_t)j * tp->w + i);
   double r = 0;
   if (o->lifted) {
@@ -4941,14 +4951,9 @@ int vis__place_light_excess(const vis__table *t, const vis__face_place *p, doubl
                             double *excess) {
   const vis__template *tp = p->tp;
   const vis__object *o = p->o;
-  double s = t->px_per_mm;
-  double dx = x - o->r_px.center.x, dy = y - o->r_px.center.y;
-  double fx = (dx * p->ax + dy * p->ay) / (s * s) + tp->w_mm / 2;
-  double fy = (dx * p->lx + dy * p->ly) / (s * s) + tp->h_mm / 2;
-  int i = (int)floor(fx * tp->w / tp->w_mm), j = (int)floor(fy * tp->h / tp->h_mm);
-  if (i < 0 || j < 0 || i >= tp->w || j >= tp->h) return 0;
+  int i, j;
   float lab[3];
-  if (!vis__table_lab(t, x, y, lab)) return 0;
+  if (!place_texel(t, p, x, y, &i, &j, lab)) return 0;
   const float *f = tp->lab + 3 * ((size_t)j * tp->w + i);
   double pc = o->gain[0] * f[0] + o->offset[0];
   if (o->lifted) {
