@@ -3537,18 +3537,21 @@ static bool is_adventure(const match_ctx *m, int face) {
          t <= VIS__ADVENTURE_LAST;
 }
 
-/* The candidate (of sv's) of the adventure of another type than o's
- * that misfits least in the photo's colours pc (lifted by pl), among
- * those in the running and `other`; -1: none. *misfit: its misfit. */
-static int best_adventure(const match_ctx *m, const hyp *h, const settle_view *sv,
-                          const vis__object *o, int other, const photo_colour *pc,
-                          const lift_field *pl, double *misfit) {
+/* The candidate (of sv's) of a type other than o's whose face in the
+ * photo's colours pc (lifted by pl) misfits least, among those in the
+ * running (SETTLE_SHARE of the best's samples, as the race saw them) and
+ * `other` (-1: none such); only adventures when adventures_only; -1:
+ * none. *misfit: its misfit. */
+static int least_misfit_other(const match_ctx *m, const hyp *h, const settle_view *sv,
+                              const vis__object *o, bool adventures_only, int other,
+                              const photo_colour *pc, const lift_field *pl, double *misfit) {
   int top = 0, best = -1;
   for (int c = 0; c < sv->n_cand; c++)
     if (sv->dec[c].explained > top) top = sv->dec[c].explained;
   for (int c = 0; c < sv->n_cand; c++) {
     const vis__object *a = &sv->cand[c];
-    if (!is_adventure(m, a->face) || m->tpl[a->face].index == m->tpl[o->face].index) continue;
+    if (adventures_only && !is_adventure(m, a->face)) continue;
+    if (m->tpl[a->face].index == m->tpl[o->face].index) continue;
     if (c != other && sv->dec[c].explained < SETTLE_SHARE * top) continue;
     double mf = colour_misfit(m, h, a->face, a->flipped, pc, o->gain[0], pl);
     if (best < 0 || mf < *misfit) best = c, *misfit = mf;
@@ -3600,7 +3603,7 @@ static void take_by_colour(const match_ctx *m, const hyp *h, const settle_view *
  * the race saw them; glare: the lift its frame shows (settle_type's,
  * NULL: none), else the one it keeps: a glare washes a desert's orange
  * toward a spice bazaar's tan (DEV hard 3123). An adventure in doubt
- * meets every adventure in the running first (best_adventure). A card
+ * meets every adventure in the running first (least_misfit_other). A card
  * the matcher was sure of meets the runner-up of settle_type's race
  * (sv->race_runner) as a runner-up does; when the race was narrow and
  * the colours lean its way without the margin, it is in doubt. */
@@ -3612,7 +3615,7 @@ static bool colours_side_with_b(colour_pair cp) {
   return cp.n >= SETTLE_MIN_DISC && cp.b < (1 - COLOUR_MARGIN) * cp.a;
 }
 
-/* The best adventure's whole-card colour sum (best_adventure) weighs
+/* The best adventure's whole-card colour sum (least_misfit_other) weighs
  * the print it shares with o's face too, where only the two faces'
  * fitted gains of a and b differ: there a sibling took cards whose
  * colours tie where the two faces differ (held-out hard 700070 and
@@ -3633,27 +3636,6 @@ static bool differ_agree(const match_ctx *m, const hyp *h, const vis__object *o,
   return cp.n < SETTLE_MIN_DISC || colours_side_with_b(cp);
 }
 
-/* The candidate (of sv's) of a type other than o's, in the running
- * (SETTLE_SHARE of the best's samples, as the race saw them), whose face
- * in the photo's colours pc (lifted by pl) misfits least; -1: none.
- * *misfit: its misfit. */
-static int best_other_type(const match_ctx *m, const hyp *h, const settle_view *sv,
-                           const vis__object *o, const photo_colour *pc, const lift_field *pl,
-                           double *misfit) {
-  int top = 0, best = -1;
-  for (int c = 0; c < sv->n_cand; c++)
-    if (sv->dec[c].explained > top) top = sv->dec[c].explained;
-  for (int c = 0; c < sv->n_cand; c++) {
-    const vis__object *a = &sv->cand[c];
-    if (m->tpl[a->face].index == m->tpl[o->face].index ||
-        sv->dec[c].explained < SETTLE_SHARE * top)
-      continue;
-    double mf = colour_misfit(m, h, a->face, a->flipped, pc, o->gain[0], pl);
-    if (best < 0 || mf < *misfit) best = c, *misfit = mf;
-  }
-  return best;
-}
-
 /* A card's colours can name a type its print never put against it: the
  * race and the matcher's runner-up weigh the print, and where a card
  * shows a strip of its border and background the adventures' print fits
@@ -3666,9 +3648,10 @@ static int best_other_type(const match_ctx *m, const hyp *h, const settle_view *
  * face, 0.61 and 0.54 where the two differ. A right card's faces of
  * other types misfit 1.10 times its own or more over its whole face
  * (HUNT hard 3610 and 3943, every fully visible card), so the best
- * face of another type in the running (best_other_type) takes the card
+ * face of another type in the running (least_misfit_other) takes the card
  * when it misfits OUTSIDER_MARGIN less over the card and where the two
- * differ; it stays in doubt (take_by_colour). Not under a glare (pl): a
+ * differ; it stays in doubt (take_by_colour). Not under a glare (the
+ * caller asks only an unlifted card): a
  * spice bazaar lifted 0.11-0.37 misfits its photo's colours more than a
  * desert does, by 0.66-0.68 (DEV hard 3011 3062, fully visible). And
  * the photo's colours must fit the face taken, OUTSIDER_FIT per free
@@ -3684,15 +3667,14 @@ static int best_other_type(const match_ctx *m, const hyp *h, const settle_view *
 #define OUTSIDER_MARGIN 0.25
 #define OUTSIDER_FIT 10.0
 static bool colour_outsider(match_ctx *m, const hyp *h, const settle_view *sv, vis__object *o,
-                            const photo_colour *pc, const lift_field *pl, const lift_field *lf,
-                            int16_t i) {
-  if (pl || !is_adventure(m, o->face)) return false;
-  double own_all = colour_misfit(m, h, o->face, o->flipped, pc, o->gain[0], pl), best_mf = 0;
-  int best = best_other_type(m, h, sv, o, pc, pl, &best_mf);
+                            const photo_colour *pc, const lift_field *lf, int16_t i) {
+  if (!is_adventure(m, o->face)) return false;
+  double own_all = colour_misfit(m, h, o->face, o->flipped, pc, o->gain[0], NULL), best_mf = 0;
+  int best = least_misfit_other(m, h, sv, o, false, -1, pc, NULL, &best_mf);
   if (best < 0 || best_mf >= (1 - OUTSIDER_MARGIN) * own_all ||
       best_mf >= OUTSIDER_FIT * sv->valid)
     return false;
-  colour_pair cp = colour_misfits(m, h, o, &sv->cand[best], pc, o->gain[0], pl);
+  colour_pair cp = colour_misfits(m, h, o, &sv->cand[best], pc, o->gain[0], NULL);
   if (m->mp->log)
     fprintf(m->mp->log,
             "object %d: of the other types %d misfits least, %.0f against %.0f; where they differ %.0f against %.0f of %d\n",
@@ -3714,7 +3696,7 @@ static void colour_check(match_ctx *m, const hyp *h, const settle_view *sv, vis_
   lift_field lf;
   for (int c = 0; c < LIFT_CELLS; c++) lf.g[c] = o->lift[o->flipped ? LIFT_CELLS - 1 - c : c];
   const lift_field *pl = glare ? glare : o->lifted ? &lf : NULL;
-  if (colour_outsider(m, h, sv, o, pc, pl, &lf, i)) return;
+  if (!pl && colour_outsider(m, h, sv, o, pc, &lf, i)) return;
   int other = more >= 0 ? more : runner_up_of(m, o, cand, n_cand);
   bool raced = other < 0 && sv->race_runner >= 0;
   if (raced) other = sv->race_runner;
@@ -3731,7 +3713,7 @@ static void colour_check(match_ctx *m, const hyp *h, const settle_view *sv, vis_
     doubt_against(m, h, o, dec, own_c, more, glare);
   } else if (!raced && is_adventure(m, o->face)) {
     double best_mf = 0, own_all = colour_misfit(m, h, o->face, o->flipped, pc, o->gain[0], pl);
-    int best = best_adventure(m, h, sv, o, other, pc, pl, &best_mf);
+    int best = least_misfit_other(m, h, sv, o, true, other, pc, pl, &best_mf);
     if (m->mp->log && best >= 0)
       fprintf(m->mp->log, "object %d: of the adventures type %d misfits least, %.0f against %.0f\n",
               i, m->tpl[cand[best].face].index, best_mf, own_all);
