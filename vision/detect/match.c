@@ -2631,8 +2631,8 @@ static bool worth_searching(const match_ctx *m, const hyp *h) {
 }
 
 /* As strip_accepts, and only a card face that the search moved less than
- * UNOUTLINED_SEARCH_MM and UNOUTLINED_SEARCH_DEG (the true poses lay
- * 1.1-3.0 mm and up to 2.7 degrees from the hypotheses above): without
+ * UNOUTLINED_SEARCH_MM and UNOUTLINED_SEARCH_DEG (the searches that
+ * found the cards above moved them 1.1-3.6 mm and up to 2.7 degrees): without
  * the bound a card 7 % visible of CHECK normal was found 14.5 mm off its
  * pose, typed wrong, and without the face's kind a carpet face that the
  * search turned to was accepted on a card's strip (HUNT hard 3676, taken
