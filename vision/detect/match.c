@@ -2636,13 +2636,23 @@ static bool worth_searching(const match_ctx *m, const hyp *h) {
  * the bound a card 7 % visible of CHECK normal was found 14.5 mm off its
  * pose, typed wrong, and without the face's kind a carpet face that the
  * search turned to was accepted on a card's strip (HUNT hard 3676, taken
- * back later). */
+ * back later). And only a face not faded to fit (gain of L FADED_GAIN or
+ * more at the searched pose), as where a phantom was taken back: beside a
+ * carpet lying on no card, the carpet's cream border and its shadow on
+ * felt passed for a card's strip at gain 0.50, the fit's bound (vision
+ * scene corner-contact: an adventure 4.7 mm and 0.3 degrees off the blue
+ * carpet, 101 of 101 explained, kept; three beside the red one, 9.3-12.5
+ * mm off, each taken back in turn); so did the two phantoms this pass
+ * added on HUNT hard (3764: 72 of 78, 3913: 130 of 151). The cards it
+ * found fitted at 0.60-0.86 (3955 0.60, 3633 0.63, 3756 0.66, 3676 0.71,
+ * 3807 0.86). */
 #define UNOUTLINED_SEARCH_MM 4.0
 #define UNOUTLINED_SEARCH_DEG 4.0
 static bool unoutlined_accepts(const match_ctx *m, hyp *h, const vis_rect *start,
                                const vis__object *acc, int n, vis__object *refined,
                                bool *is_refined) {
   return h->best.face >= 0 && m->tpl[h->best.face].kind == VIS__FACE_TYPE &&
+         h->best.gain[0] >= FADED_GAIN &&
          pose_within(m, start, &h->r, UNOUTLINED_SEARCH_MM, UNOUTLINED_SEARCH_DEG) &&
          strip_accepts(m, h, start, acc, n, refined, is_refined);
 }
