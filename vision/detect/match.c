@@ -902,17 +902,21 @@ static void score_face(const match_ctx *m, const hyp *h, int valid, const double
  * few (face, turn) pairs as its candidates. Once HYP_CANDS are kept, a
  * face must explain more than the last of them to get in (equal stays
  * out: earlier faces win ties), so its count stops as soon as it cannot. */
-/* A hypothesis with fewer free samples than this is ranked on all of
- * them: a quarter of a strip of 28 samples is 7, where every face's
- * cream frame or white border ties and the earlier faces (the cards')
- * win the ties (HUNT easy 3754: the green carpet's strip at its true
- * pose, 28 of 28, had four card faces as candidates, the best 19 of 28). */
-#define RANK_ALL_BELOW 100
+/* A hypothesis with fewer free samples than an object needs explained
+ * (min_explained: a strip, asked by tiny_sliver_shows and
+ * tiny_carpet_strip_shows) is ranked on all of them: a quarter of a
+ * strip of 28 samples is 7, where every face's cream frame or white
+ * border ties and the earlier faces (the cards') win the ties (HUNT easy
+ * 3754: the green carpet's strip at its true pose, 28 of 28, had four
+ * card faces as candidates, the best 19 of 28). From 100 samples down
+ * (tried first), DEV easy 3095 lost its lamp, 5 % visible: a carpet
+ * bazaar's face ranked on all 52 samples of a strip beside it explained
+ * 47, one more than the lamp's hypothesis (46 of 46), and went first. */
 static void rank_faces_of(const match_ctx *m, hyp *h, bool untaken_carpets) {
   h->n_cand = 0;
   double so[3];
   int valid = free_samples(m, h, 1, so);
-  bool coarse = valid >= RANK_ALL_BELOW;
+  bool coarse = valid >= m->mp->min_explained;
   if (coarse) valid = free_samples(m, h, COARSE_STRIDE, so);
   for (int f = 0; f < m->n_tpl; f++) {
     const vis__template *tp = &m->tpl[f];
