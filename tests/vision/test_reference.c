@@ -329,14 +329,19 @@ static void test_carpet_almost_on_carpet(void **state) {
 
 /* A carpet as big as card i, turned as it is, lying beside it to the right
  * over a strip `depth` mm wide along its whole long edge. */
-static void add_carpet_beside(rnd_scene *s, const char *colour, int i,
-                              double depth) {
+static void add_carpet_beside_at(rnd_scene *s, const char *colour, int i,
+                                 double depth, double z) {
   double a = s->cards[i].pose.angle_deg * 3.14159265358979323846 / 180;
   double ux = sin(a), uy = -cos(a); /* the card's short axis */
   if (ux < 0) ux = -ux, uy = -uy;
   double off = 59 - depth;
   add_carpet(s, colour, card_x(s, i) + off * ux, card_y(s, i) + off * uy,
-             s->cards[i].pose.angle_deg, 1000);
+             s->cards[i].pose.angle_deg, z);
+}
+
+static void add_carpet_beside(rnd_scene *s, const char *colour, int i,
+                              double depth) {
+  add_carpet_beside_at(s, colour, i, depth, 1000);
 }
 
 static bool carpet_on(const vis_result *r, const char *colour, int card) {
@@ -381,6 +386,24 @@ static void test_carpet_sliver_touches(void **state) {
   f->an = any_overlap, f->ref = any_ref;
   assert_false(red_on);
   assert_true(blue_on);
+}
+
+/* A carpet slid under a card's long edge by a 3 mm strip: no sample lies
+ * 1.5 mm off both outlines, so the samples nearer to them decide; those
+ * next to the card's outline (its patch holds the table that lay beside
+ * it at layout, the carpet lies there now) must not take it as on. */
+static void test_carpet_slid_under_edge(void **state) {
+  fixture *f = *state;
+  rnd_scene s = f->layout;
+  add_carpet_beside_at(&s, "yellow", 1, 3, -100);
+  rnd_truth t;
+  rnd_truth_compute(&s, &t);
+  assert_int_equal(t.carpets[0].n_on, 0); /* the scene is what it says */
+  vis_result r;
+  analyze_flight(f, &s, &r);
+  bool on = carpet_on(&r, "yellow", 1);
+  vis_result_free(&r);
+  assert_false(on);
 }
 
 /* The two results tell the same flight: the same carpets (colour, pose
@@ -918,6 +941,7 @@ int main(void) {
       cmocka_unit_test(test_lookalikes_under_carpets),
       cmocka_unit_test(test_carpet_almost_on_carpet),
       cmocka_unit_test(test_carpet_sliver_touches),
+      cmocka_unit_test(test_carpet_slid_under_edge),
       cmocka_unit_test(test_incremental_flight),
       cmocka_unit_test(test_kept_carpet_keeps_its_cards),
       cmocka_unit_test(test_decided_arguments),
