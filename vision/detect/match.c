@@ -2785,6 +2785,70 @@ static bool near_duplicate(const vis__table *t, const vis_rect *hyps, const int 
   return false;
 }
 
+/* Rectangles ordered by their centre's x, for "does one lie at the same
+ * place as r" (same_place) without asking every one: only those whose
+ * x lies within `near` of r's can (same_place's first test), and
+ * q.x - r.x, rounded, never falls as q.x grows, so they are a run of
+ * the order, found by bisection. The answer is the scan's: the same
+ * same_place on every rectangle it could be true for, and a yes from
+ * any of them is a yes (the scan's order does not matter). A centre
+ * whose x is not a finite number never lies at the same place as
+ * anything (its differences are NaN or infinite, so same_place's hypot
+ * test fails): such rectangles are left out, and such an r has none.
+ * (keep_outlined, twice a frame, and listed_near asked 1.5 M rectangles
+ * each per 1080p frame of scripts/callgrind-bench.) */
+typedef struct {
+  vis_rect *by_x; /* NULL: out of memory, ask all[0..n_all) in turn */
+  int n;
+  const vis_rect *all;
+  int n_all;
+} place_index;
+
+static int by_centre_x(const void *pa, const void *pb) {
+  double a = ((const vis_rect *)pa)->center.x, b = ((const vis_rect *)pb)->center.x;
+  return (a > b) - (a < b);
+}
+
+/* The index of r[0..n), with room for `room` more (place_index_add). */
+static void place_index_make(place_index *pi, const vis_rect *r, int n, int room) {
+  *pi = (place_index){malloc(sizeof(vis_rect) * ((size_t)n + (size_t)room + 1)), 0, r, n};
+  for (int k = 0; pi->by_x && k < n; k++)
+    if (isfinite(r[k].center.x)) pi->by_x[pi->n++] = r[k];
+  if (pi->by_x) qsort(pi->by_x, (size_t)pi->n, sizeof *pi->by_x, by_centre_x);
+}
+
+/* r added in its place (within the room place_index_make left). */
+static void place_index_add(place_index *pi, const vis_rect *r) {
+  if (!pi->by_x || !isfinite(r->center.x)) return;
+  int k = pi->n;
+  while (k > 0 && pi->by_x[k - 1].center.x > r->center.x) k--;
+  memmove(pi->by_x + k + 1, pi->by_x + k, sizeof *pi->by_x * (size_t)(pi->n - k));
+  pi->by_x[k] = *r;
+  pi->n++;
+}
+
+/* One of the index's rectangles lies at the same place as r (same_place,
+ * centres within `near`). */
+static bool place_index_near(const place_index *pi, const vis_rect *r, double near) {
+  if (!pi->by_x) {
+    for (int j = 0; j < pi->n_all; j++)
+      if (same_place(&pi->all[j], r, near)) return true;
+    return false;
+  }
+  if (!isfinite(r->center.x)) return false;
+  int lo = 0, hi = pi->n; /* the first whose q.x - r.x > -near */
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (pi->by_x[mid].center.x - r->center.x > -near)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  for (int k = lo; k < pi->n && pi->by_x[k].center.x - r->center.x < near; k++)
+    if (same_place(&pi->by_x[k], r, near)) return true;
+  return false;
+}
+
 /* The first looks taken ahead (vis__match_ahead_make). */
 struct vis__match_ahead {
   int n;
@@ -2839,6 +2903,7 @@ typedef struct {
   vis__match_ahead *ahead; /* first looks taken ahead, or NULL */
   const int *look;         /* per hypothesis: its look in ahead, or -1 (NULL: none) */
   int n_hyps;              /* of hyps */
+  place_index listed;      /* hyps by x (listed_near) */
 } shared_work;
 
 /* How well a hypothesis's outline shows, before anything is accepted. */
@@ -2988,22 +3053,20 @@ static void move_to(const match_ctx *m, hyp *h, hyp *c) {
   if (h->alive) rescore(m, h, true, true);
 }
 
-/* A hypothesis as the corners gave it (hyps[0..n)) lies within NMS_MM
- * and 4 degrees of r (near_duplicate's test). */
-static bool listed_near(const match_ctx *m, const vis_rect *hyps, int n, const vis_rect *r) {
-  for (int j = 0; j < n; j++)
-    if (same_place(&hyps[j], r, NMS_MM * m->t->px_per_mm)) return true;
-  return false;
+/* A hypothesis as the corners gave it (listed: all of them, by x) lies
+ * within NMS_MM and 4 degrees of r (near_duplicate's test). */
+static bool listed_near(const match_ctx *m, const place_index *listed, const vis_rect *r) {
+  return place_index_near(listed, r, NMS_MM * m->t->px_per_mm);
 }
 
 /* Face f (turned or not) scored at pose r (*o), on h's sampling grid;
  * false when r is listed already (listed_near) or out of memory. Only
  * the samples that nothing accepted hides are sampled (sample_unhidden:
  * the same score), and the pose moved to is sampled whole (rug_move). */
-static bool rug_pose_try(const match_ctx *m, const hyp *h, const vis_rect *hyps, int n_hyps,
+static bool rug_pose_try(const match_ctx *m, const hyp *h, const place_index *listed,
                          const vis_rect *r, int f, bool flipped, vis__object *o) {
   const vis__template *tp = &m->tpl[f];
-  if (listed_near(m, hyps, n_hyps, r)) return false;
+  if (listed_near(m, listed, r)) return false;
   hyp c;
   /* out of memory (not sampled): that pose is not tried */
   bool sampled = sample_unhidden(m->t, r, h->tw, h->th, tp->w_mm, tp->h_mm, m->mp->step,
@@ -3036,11 +3099,11 @@ static void rug_move(const match_ctx *m, hyp *h, const vis_rect *r, int f) {
  * the best shift, 2.2 mm along from the truth, and 468 of 475 where the
  * pose search from there ends, as search_pose searches). True when h
  * should move to *to. */
-static bool rug_search(const match_ctx *m, const hyp *h, const vis_rect *hyps, int n_hyps,
+static bool rug_search(const match_ctx *m, const hyp *h, const place_index *listed,
                        const vis__object *start, vis_rect *to) {
   vis__object probe = *start, o;
   refine_from(m->t, &m->tpl[probe.face], m->claim, m->self, &probe, 4.0, 2.0, 6, 1, false);
-  if (!rug_pose_try(m, h, hyps, n_hyps, &probe.r_px, probe.face, probe.flipped, &o))
+  if (!rug_pose_try(m, h, listed, &probe.r_px, probe.face, probe.flipped, &o))
     return false;
   *to = probe.r_px;
   return rug_pose_better(&o, &h->best);
@@ -3073,10 +3136,10 @@ static void rug_offer(rug_pick *p, const vis_rect *r, const vis__object *o) {
 /* h moved where p says, else to where the pose search from the best
  * shift ends when that shift explains RUG_SEARCH_FROM (rug_search);
  * true when it moved (sampled there as face f). */
-static bool rug_finish(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_hyps, rug_pick *p,
+static bool rug_finish(const match_ctx *m, hyp *h, const place_index *listed, rug_pick *p,
                        int f) {
   if (!p->have && p->shifted && p->top.score >= RUG_SEARCH_FROM)
-    p->have = rug_search(m, h, hyps, n_hyps, &p->top, &p->best_r);
+    p->have = rug_search(m, h, listed, &p->top, &p->best_r);
   if (p->have) rug_move(m, h, &p->best_r, f);
   return p->have;
 }
@@ -3123,7 +3186,7 @@ static void score_rug_faces(const match_ctx *m, const hyp *c, const vis_rect *r,
  * sampled once for all of them (same_rug), and moves as try_rug_shifts moves it. A face's
  * count gives up where it cannot reach RUG_SEARCH_FROM: below that a
  * shift neither moves it nor starts a search. */
-static void try_rug_any(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_hyps) {
+static void try_rug_any(const match_ctx *m, hyp *h, const place_index *listed) {
   if (h->rug_any) return;
   /* Speed: a hypothesis mostly off the object mask seldom shifts onto
    * it. On the bench frame (scene 500001, 1080p) those under
@@ -3141,7 +3204,7 @@ static void try_rug_any(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_
   rug_pick p = {.best_o = h->best};
   for (int k = 0; k < RUG_SHIFTS; k++) {
     vis_rect r = rug_shifted(m, tp, h, k);
-    if (listed_near(m, hyps, n_hyps, &r)) continue;
+    if (listed_near(m, listed, &r)) continue;
     hyp c;
     /* out of memory (not sampled): that pose is not tried */
     if (sample_unhidden(m->t, &r, h->tw, h->th, tp->w_mm, tp->h_mm, m->mp->step, m->claim,
@@ -3150,7 +3213,7 @@ static void try_rug_any(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_
     free_hyp(&c);
   }
   vis_rect was = h->r;
-  if (!rug_finish(m, h, hyps, n_hyps, &p, p.top.face)) return;
+  if (!rug_finish(m, h, listed, &p, p.top.face)) return;
   if (m->mp->log)
     fprintf(m->mp->log,
             "rug any: hyp at %.0f %.0f %.1f to %.0f %.0f %.1f: alive %d face %d %d of %d, object %d of %d\n",
@@ -3162,12 +3225,12 @@ static void try_rug_any(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_
 /* A candidate h (rug_candidate) tried at the rug's offsets for the face
  * rug_face gives, once per face, or for every carpet face when it gives
  * none (try_rug_any); moved as rug_offer and rug_finish say. */
-static void try_rug_shifts(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_hyps) {
+static void try_rug_shifts(const match_ctx *m, hyp *h, const place_index *listed) {
   if (!rug_candidate(h)) return;
   bool flipped = false;
   int f = rug_face(m, h, &flipped);
   if (f < 0) {
-    try_rug_any(m, h, hyps, n_hyps);
+    try_rug_any(m, h, listed);
     return;
   }
   if (h->rug_tried == f + 1) return;
@@ -3176,9 +3239,9 @@ static void try_rug_shifts(const match_ctx *m, hyp *h, const vis_rect *hyps, int
   for (int k = 0; k < RUG_SHIFTS; k++) {
     vis_rect r = rug_shifted(m, &m->tpl[f], h, k);
     vis__object o;
-    if (rug_pose_try(m, h, hyps, n_hyps, &r, f, flipped, &o)) rug_offer(&p, &r, &o);
+    if (rug_pose_try(m, h, listed, &r, f, flipped, &o)) rug_offer(&p, &r, &o);
   }
-  rug_finish(m, h, hyps, n_hyps, &p, f);
+  rug_finish(m, h, listed, &p, f);
 }
 
 /* Samples a new hypothesis and scores it, or takes over the look taken
@@ -3213,7 +3276,7 @@ static void rescore_item(void *ctx, int worker, int item) {
     h->cards_out = h->over_card = false;
     h->no_card = true;
     rescore(&sw->w[worker], h, true, false);
-    try_rug_shifts(&sw->w[worker], h, sw->hyps, sw->n_hyps);
+    try_rug_shifts(&sw->w[worker], h, &sw->listed);
     return;
   }
   /* a carpet accepted on it now hides what its face failed to explain
@@ -3221,7 +3284,7 @@ static void rescore_item(void *ctx, int worker, int item) {
   bool cards_back = sw->rerank[item] && h->cards_out;
   if (sw->rerank[item]) h->no_card = h->cards_out = h->over_card = false;
   rescore(&sw->w[worker], h, cards_back, sw->rerank[item]);
-  try_rug_shifts(&sw->w[worker], h, sw->hyps, sw->n_hyps);
+  try_rug_shifts(&sw->w[worker], h, &sw->listed);
 }
 
 static void refine_item(void *ctx, int worker, int item) {
@@ -4478,11 +4541,18 @@ static void keep_outlined(const vis__table *t, const vis__template *tpl, int n_t
                           int *n_kept) {
   qsort(order, (size_t)n_hyps, sizeof *order, by_explained);
   *n_kept = 0;
+  place_index near; /* the kept ones; out of memory: near_duplicate */
+  place_index_make(&near, NULL, 0, n_hyps);
   for (int k = 0; k < n_hyps && order[k].explained >= 250; k++) {
     int i = order[k].i, f = template_grid(t, tpl, n_tpl, &hyps[i]);
-    if (f < 0 || near_duplicate(t, hyps, kept, *n_kept, &hyps[i])) continue;
+    if (f < 0) continue;
+    if (near.by_x ? place_index_near(&near, &hyps[i], NMS_MM * t->px_per_mm)
+                  : near_duplicate(t, hyps, kept, *n_kept, &hyps[i]))
+      continue;
     kept[(*n_kept)++] = i;
+    place_index_add(&near, &hyps[i]);
   }
+  free(near.by_x);
 }
 
 /* ---- the first looks taken ahead ---- */
@@ -4858,6 +4928,8 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   int16_t *claim = mt.claim;
   bool *used = mt.used;
   tp_status st = TP_OK;
+  place_index listed; /* out of memory: listed_near asks them in turn */
+  place_index_make(&listed, hyps, n_hyps, 0);
   if (!H || !acc || !order || !kept || !look || !rerank || !have_tables) {
     st = tp_error_set(err, TP_ERR_NOMEM, "out of memory while matching faces");
     goto done;
@@ -4868,7 +4940,7 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   bool sliver[64] = {false};
   shared_work sw = {.w = workers, .H = H, .hyps = hyps, .items = kept, .rerank = rerank,
                     .refined = refined, .is_refined = is_refined, .edge_rank = order,
-                    .ahead = ahead, .look = look, .n_hyps = n_hyps};
+                    .ahead = ahead, .look = look, .n_hyps = n_hyps, .listed = listed};
   vis__object fin[64];
   bool refined_all = false;
   retraction rt = {0};
@@ -4924,6 +4996,7 @@ done:
   for (int i = 0; H && i < n_hyps; i++) free_hyp(&H[i]);
   free(H);
   if (have_tables) tables_free(&mt);
+  free(listed.by_x);
   free(acc);
   free(rerank);
   free(order);
