@@ -128,12 +128,7 @@ static void push_rect(rect_list *l, const vis_rect *r) {
     l->cap = cap;
   }
   l->v[l->n++] = *r;
-  if (!l->indexed || !isfinite(r->center.x)) return;
-  int k = l->n_by_x;
-  while (k > 0 && l->by_x[k - 1].center.x > r->center.x) k--;
-  memmove(l->by_x + k + 1, l->by_x + k, sizeof *l->by_x * (size_t)(l->n_by_x - k));
-  l->by_x[k] = *r;
-  l->n_by_x++;
+  if (l->indexed) vis__by_x_insert(l->by_x, &l->n_by_x, r);
 }
 
 /* q is a duplicate of r: same size (within half a pixel), centre within
@@ -163,15 +158,7 @@ static bool is_duplicate(const rect_list *l, const vis_rect *r) {
     return false;
   }
   if (!isfinite(r->center.x)) return false;
-  int lo = 0, hi = l->n_by_x; /* the first whose q.x - r.x > -3 */
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (l->by_x[mid].center.x - r->center.x > -3)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  for (int k = lo; k < l->n_by_x && l->by_x[k].center.x - r->center.x < 3; k++)
+  for (int k = vis__by_x_first_within(l->by_x, l->n_by_x, r->center.x, 3); k < l->n_by_x && l->by_x[k].center.x - r->center.x < 3; k++)
     if (duplicate_of(&l->by_x[k], r)) return true;
   return false;
 }

@@ -2840,12 +2840,7 @@ static void place_index_make(place_index *pi, const vis_rect *r, int n, int room
 
 /* r added in its place (within the room place_index_make left). */
 static void place_index_add(place_index *pi, const vis_rect *r) {
-  if (!pi->by_x || !isfinite(r->center.x)) return;
-  int k = pi->n;
-  while (k > 0 && pi->by_x[k - 1].center.x > r->center.x) k--;
-  memmove(pi->by_x + k + 1, pi->by_x + k, sizeof *pi->by_x * (size_t)(pi->n - k));
-  pi->by_x[k] = *r;
-  pi->n++;
+  if (pi->by_x) vis__by_x_insert(pi->by_x, &pi->n, r);
 }
 
 /* One of the index's rectangles lies at the same place as r (same_place,
@@ -2857,15 +2852,7 @@ static bool place_index_near(const place_index *pi, const vis_rect *r, double ne
     return false;
   }
   if (!isfinite(r->center.x)) return false;
-  int lo = 0, hi = pi->n; /* the first whose q.x - r.x > -near */
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    if (pi->by_x[mid].center.x - r->center.x > -near)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  for (int k = lo; k < pi->n && pi->by_x[k].center.x - r->center.x < near; k++)
+  for (int k = vis__by_x_first_within(pi->by_x, pi->n, r->center.x, near); k < pi->n && pi->by_x[k].center.x - r->center.x < near; k++)
     if (same_place(&pi->by_x[k], r, near)) return true;
   return false;
 }
