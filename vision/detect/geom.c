@@ -184,3 +184,30 @@ bool vis_rect_contains(const vis_rect *r, vis_pt p) {
   const double eps = 1e-9;
   return fabs(u) <= r->h / 2 + eps && fabs(v) <= r->w / 2 + eps;
 }
+
+/* Rectangles kept ordered by their centre's x, so that "which lie within
+ * reach of x" is a run of the order found by bisection (fit.c's
+ * is_duplicate, match.c's place_index): q.x - x, rounded, never falls as
+ * q.x grows. A centre whose x is not a finite number lies near nothing
+ * (its differences are NaN or infinite), so such rectangles are left
+ * out. by_x must have room for one more. */
+void vis__by_x_insert(vis_rect *by_x, int *n, const vis_rect *r) {
+  if (!isfinite(r->center.x)) return;
+  int k = *n;
+  while (k > 0 && by_x[k - 1].center.x > r->center.x) k--;
+  memmove(by_x + k + 1, by_x + k, sizeof *by_x * (size_t)(*n - k));
+  by_x[k] = *r;
+  (*n)++;
+}
+
+int vis__by_x_first_within(const vis_rect *by_x, int n, double x, double reach) {
+  int lo = 0, hi = n; /* the first whose q.x - x > -reach */
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (by_x[mid].center.x - x > -reach)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}

@@ -166,11 +166,12 @@ static inline bool claim_free(const int16_t *claim, uint16_t self, int pix) {
  * vis__round does). The same samples and values as the tested loop.
  * Locals for the arrays and the count: stores through h's int arrays
  * could alias h->n, so the loop reloaded them per sample. claim (or
- * NULL): samples it claims below self are left out (sample_unhidden). */
+ * NULL): samples it claims below self are left out (sample_unhidden).
+ * with_lab false: the samples' Lab is not made (place_unhidden). */
 static inline __attribute__((always_inline)) void
 sample_row_inside(const vis__table *t, const double *col_x, const double *col_y, double row_x,
                   double row_y, int j, int tw, int th, int step, const int16_t *claim,
-                  uint16_t self, hyp *h) {
+                  uint16_t self, bool with_lab, hyp *h) {
   int n = h->n, hidden = h->hidden, *idx = h->idx, *tix = h->tix, *tixf = h->tixf,
       *pix = h->pix, w = t->lab.width;
   float *lab = h->lab;
@@ -184,8 +185,10 @@ sample_row_inside(const vis__table *t, const double *col_x, const double *col_y,
       hidden++;
       continue;
     }
-    const uint8_t *r0 = tp_image_row(&t->smooth, iy) + 3 * ix;
-    vis__bilinear(r0, r0 + t->smooth.stride, x - ix, y - iy, lab + 3 * n);
+    if (with_lab) {
+      const uint8_t *r0 = tp_image_row(&t->smooth, iy) + 3 * ix;
+      vis__bilinear(r0, r0 + t->smooth.stride, x - ix, y - iy, lab + 3 * n);
+    }
     idx[n] = tix[n] = j * tw + i;
     tixf[n] = tw * th - 1 - (j * tw + i);
     pix[n] = p;
@@ -195,16 +198,25 @@ sample_row_inside(const vis__table *t, const double *col_x, const double *col_y,
   h->hidden = hidden;
 }
 
+/* vis__table_lab's test alone: (x, y) lies where it reads and the
+ * camera saw something there. */
+static inline bool table_shows(const vis__table *t, double x, double y) {
+  const uint8_t *r0, *r1;
+  double fx, fy;
+  return vis__table_at(t, x, y, &r0, &r1, &fx, &fy);
+}
+
 /* The texels of a side n long sampled every step-th from step / 2. */
 static int grid_count(int n, int step) {
   return n > step / 2 ? (n - step / 2 + step - 1) / step : 0;
 }
 
-/* sample_hyp, and with claim (not NULL) sample_unhidden: inlined into
- * each, so that sample_hyp's loops test no claim. */
+/* sample_hyp, and with claim (not NULL) sample_unhidden (place_unhidden
+ * without the Lab: with_lab false): inlined into each, so that
+ * sample_hyp's loops test no claim. */
 static inline __attribute__((always_inline)) bool
 sample_grid(const vis__table *t, const vis_rect *r, int tw, int th, double w_mm, double h_mm,
-            int step, const int16_t *claim, uint16_t self, hyp *h) {
+            int step, const int16_t *claim, uint16_t self, bool with_lab, hyp *h) {
   memset(h, 0, sizeof *h);
   h->r = *r;
   h->tw = tw;
@@ -240,14 +252,15 @@ sample_grid(const vis__table *t, const vis_rect *r, int tw, int th, double w_mm,
     double row_x = dy * lx, row_y = dy * ly;
     /* a row wholly inside (most; pose_cost's bounds argument) */
     if (lo_x + row_x >= 0 && lo_y + row_y >= 0 && hi_x + row_x <= x_max && hi_y + row_y <= y_max) {
-      sample_row_inside(t, col_x, col_y, row_x, row_y, j, tw, th, step, claim, self, h);
+      sample_row_inside(t, col_x, col_y, row_x, row_y, j, tw, th, step, claim, self, with_lab,
+                        h);
       continue;
     }
     for (int i = step / 2; i < tw; i += step) {
       double x = col_x[i] + row_x;
       double y = col_y[i] + row_y;
       float lab[3];
-      if (!vis__table_lab(t, x, y, lab)) continue;
+      if (with_lab ? !vis__table_lab(t, x, y, lab) : !table_shows(t, x, y)) continue;
       int p = vis__round(y) * t->lab.width + vis__round(x);
       if (claim && !claim_free(claim, self, p)) {
         h->hidden++;
@@ -258,7 +271,7 @@ sample_grid(const vis__table *t, const vis_rect *r, int tw, int th, double w_mm,
       h->tix[k] = j * tw + i;
       h->tixf[k] = tw * th - 1 - (j * tw + i);
       h->pix[k] = p;
-      memcpy(h->lab + 3 * k, lab, sizeof lab);
+      if (with_lab) memcpy(h->lab + 3 * k, lab, sizeof lab);
     }
   }
   if (col_x != stack) free(col_x);
@@ -271,7 +284,7 @@ sample_grid(const vis__table *t, const vis_rect *r, int tw, int th, double w_mm,
 
 static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
                        double w_mm, double h_mm, int step, hyp *h) {
-  return sample_grid(t, r, tw, th, w_mm, h_mm, step, NULL, 0, h);
+  return sample_grid(t, r, tw, th, w_mm, h_mm, step, NULL, 0, true, h);
 }
 
 /* sample_hyp without the samples that claim hides from self (counted in
@@ -283,7 +296,15 @@ static bool sample_hyp(const vis__table *t, const vis_rect *r, int tw, int th,
  * carpet's hypothesis. Not for a hypothesis kept: claims change. */
 static bool sample_unhidden(const vis__table *t, const vis_rect *r, int tw, int th, double w_mm,
                             double h_mm, int step, const int16_t *claim, int16_t self, hyp *h) {
-  return sample_grid(t, r, tw, th, w_mm, h_mm, step, claim, (uint16_t)self, h);
+  return sample_grid(t, r, tw, th, w_mm, h_mm, step, claim, (uint16_t)self, true, h);
+}
+
+/* sample_unhidden's samples, the same ones (n, idx, pix, ...), without
+ * their Lab (h->lab is left unset): where they lie, for a test that
+ * asks no more (rug_any_worth). */
+static bool place_unhidden(const vis__table *t, const vis_rect *r, int tw, int th, double w_mm,
+                           double h_mm, int step, const int16_t *claim, int16_t self, hyp *h) {
+  return sample_grid(t, r, tw, th, w_mm, h_mm, step, claim, (uint16_t)self, false, h);
 }
 
 static void free_hyp(hyp *h) {
@@ -2872,6 +2893,57 @@ static bool near_duplicate(const vis__table *t, const vis_rect *hyps, const int 
   return false;
 }
 
+/* Rectangles ordered by their centre's x, for "does one lie at the same
+ * place as r" (same_place) without asking every one: only those whose
+ * x lies within `near` of r's can (same_place's first test), and
+ * q.x - r.x, rounded, never falls as q.x grows, so they are a run of
+ * the order, found by bisection. The answer is the scan's: the same
+ * same_place on every rectangle it could be true for, and a yes from
+ * any of them is a yes (the scan's order does not matter). A centre
+ * whose x is not a finite number never lies at the same place as
+ * anything (its differences are NaN or infinite, so same_place's hypot
+ * test fails): such rectangles are left out, and such an r has none.
+ * (keep_outlined, twice a frame, and listed_near asked 1.5 M rectangles
+ * each per 1080p frame of scripts/callgrind-bench.) */
+typedef struct {
+  vis_rect *by_x; /* NULL: out of memory, ask all[0..n_all) in turn */
+  int n;
+  const vis_rect *all;
+  int n_all;
+} place_index;
+
+static int by_centre_x(const void *pa, const void *pb) {
+  double a = ((const vis_rect *)pa)->center.x, b = ((const vis_rect *)pb)->center.x;
+  return (a > b) - (a < b);
+}
+
+/* The index of r[0..n), with room for `room` more (place_index_add). */
+static void place_index_make(place_index *pi, const vis_rect *r, int n, int room) {
+  *pi = (place_index){malloc(sizeof(vis_rect) * ((size_t)n + (size_t)room + 1)), 0, r, n};
+  for (int k = 0; pi->by_x && k < n; k++)
+    if (isfinite(r[k].center.x)) pi->by_x[pi->n++] = r[k];
+  if (pi->by_x) qsort(pi->by_x, (size_t)pi->n, sizeof *pi->by_x, by_centre_x);
+}
+
+/* r added in its place (within the room place_index_make left). */
+static void place_index_add(place_index *pi, const vis_rect *r) {
+  if (pi->by_x) vis__by_x_insert(pi->by_x, &pi->n, r);
+}
+
+/* One of the index's rectangles lies at the same place as r (same_place,
+ * centres within `near`). */
+static bool place_index_near(const place_index *pi, const vis_rect *r, double near) {
+  if (!pi->by_x) {
+    for (int j = 0; j < pi->n_all; j++)
+      if (same_place(&pi->all[j], r, near)) return true;
+    return false;
+  }
+  if (!isfinite(r->center.x)) return false;
+  for (int k = vis__by_x_first_within(pi->by_x, pi->n, r->center.x, near); k < pi->n && pi->by_x[k].center.x - r->center.x < near; k++)
+    if (same_place(&pi->by_x[k], r, near)) return true;
+  return false;
+}
+
 /* The first looks taken ahead (vis__match_ahead_make). */
 struct vis__match_ahead {
   int n;
@@ -2926,6 +2998,7 @@ typedef struct {
   vis__match_ahead *ahead; /* first looks taken ahead, or NULL */
   const int *look;         /* per hypothesis: its look in ahead, or -1 (NULL: none) */
   int n_hyps;              /* of hyps */
+  place_index listed;      /* hyps by x (listed_near) */
 } shared_work;
 
 /* How well a hypothesis's outline shows, before anything is accepted. */
@@ -3075,22 +3148,20 @@ static void move_to(const match_ctx *m, hyp *h, hyp *c) {
   if (h->alive) rescore(m, h, true, true);
 }
 
-/* A hypothesis as the corners gave it (hyps[0..n)) lies within NMS_MM
- * and 4 degrees of r (near_duplicate's test). */
-static bool listed_near(const match_ctx *m, const vis_rect *hyps, int n, const vis_rect *r) {
-  for (int j = 0; j < n; j++)
-    if (same_place(&hyps[j], r, NMS_MM * m->t->px_per_mm)) return true;
-  return false;
+/* A hypothesis as the corners gave it (listed: all of them, by x) lies
+ * within NMS_MM and 4 degrees of r (near_duplicate's test). */
+static bool listed_near(const match_ctx *m, const place_index *listed, const vis_rect *r) {
+  return place_index_near(listed, r, NMS_MM * m->t->px_per_mm);
 }
 
 /* Face f (turned or not) scored at pose r (*o), on h's sampling grid;
  * false when r is listed already (listed_near) or out of memory. Only
  * the samples that nothing accepted hides are sampled (sample_unhidden:
  * the same score), and the pose moved to is sampled whole (rug_move). */
-static bool rug_pose_try(const match_ctx *m, const hyp *h, const vis_rect *hyps, int n_hyps,
+static bool rug_pose_try(const match_ctx *m, const hyp *h, const place_index *listed,
                          const vis_rect *r, int f, bool flipped, vis__object *o) {
   const vis__template *tp = &m->tpl[f];
-  if (listed_near(m, hyps, n_hyps, r)) return false;
+  if (listed_near(m, listed, r)) return false;
   hyp c;
   /* out of memory (not sampled): that pose is not tried */
   bool sampled = sample_unhidden(m->t, r, h->tw, h->th, tp->w_mm, tp->h_mm, m->mp->step,
@@ -3123,11 +3194,11 @@ static void rug_move(const match_ctx *m, hyp *h, const vis_rect *r, int f) {
  * the best shift, 2.2 mm along from the truth, and 468 of 475 where the
  * pose search from there ends, as search_pose searches). True when h
  * should move to *to. */
-static bool rug_search(const match_ctx *m, const hyp *h, const vis_rect *hyps, int n_hyps,
+static bool rug_search(const match_ctx *m, const hyp *h, const place_index *listed,
                        const vis__object *start, vis_rect *to) {
   vis__object probe = *start, o;
   refine_from(m->t, &m->tpl[probe.face], m->claim, m->self, &probe, 4.0, 2.0, 6, 1, false);
-  if (!rug_pose_try(m, h, hyps, n_hyps, &probe.r_px, probe.face, probe.flipped, &o))
+  if (!rug_pose_try(m, h, listed, &probe.r_px, probe.face, probe.flipped, &o))
     return false;
   *to = probe.r_px;
   return rug_pose_better(&o, &h->best);
@@ -3160,10 +3231,10 @@ static void rug_offer(rug_pick *p, const vis_rect *r, const vis__object *o) {
 /* h moved where p says, else to where the pose search from the best
  * shift ends when that shift explains RUG_SEARCH_FROM (rug_search);
  * true when it moved (sampled there as face f). */
-static bool rug_finish(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_hyps, rug_pick *p,
+static bool rug_finish(const match_ctx *m, hyp *h, const place_index *listed, rug_pick *p,
                        int f) {
   if (!p->have && p->shifted && p->top.score >= RUG_SEARCH_FROM)
-    p->have = rug_search(m, h, hyps, n_hyps, &p->top, &p->best_r);
+    p->have = rug_search(m, h, listed, &p->top, &p->best_r);
   if (p->have) rug_move(m, h, &p->best_r, f);
   return p->have;
 }
@@ -3179,6 +3250,7 @@ static bool rug_finish(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_h
  * HUNT easy 3638 and 3707, 0.00-0.03 in the mask, explained 0.94-1.00).
  * Two faces there tell no carpet either (a real strip tells its colour:
  * 3707's green 123 of 123, the blue 77). */
+static int pix_in_object(const match_ctx *m, const hyp *h);
 static void score_rug_faces(const match_ctx *m, const hyp *c, const vis_rect *r,
                             const int *faces, int n_faces, rug_pick *p) {
   double so[3];
@@ -3196,6 +3268,38 @@ static void score_rug_faces(const match_ctx *m, const hyp *c, const vis_rect *r,
   if (best.face >= 0) rug_offer(p, r, &best);
 }
 
+/* Of h's samples (all of them), how many lie in the object mask. */
+static int pix_in_object(const match_ctx *m, const hyp *h) {
+  const tp_image *obj = &m->t->object;
+  int W = m->t->lab.width, n = 0;
+  for (int k = 0; k < h->n; k++) {
+    int pix = h->pix[k];
+    n += tp_image_row(obj, pix / W)[pix % W] != 0;
+  }
+  return n;
+}
+
+/* Pose r may pass score_rug_faces' object test (false: it surely
+ * fails). That test asks only where the samples lie: sampled there
+ * unhidden (sample_unhidden), every sample is free, so score_rug_faces'
+ * list is all of them, and it returns before any face is scored unless
+ * RUG_ANY_OBJECT of them lie in the mask. So they are placed first
+ * without their Lab (place_unhidden, the same samples), and a pose that
+ * fails is neither sampled nor listed (nothing after the test reads the
+ * worker's list or packed samples it would have left: every face's fit
+ * lists and packs its own first). On the bench frame (scene 500001,
+ * 1080p) try_rug_any sampled 806 poses, 71 M instructions. Out of
+ * memory: true (sampled as before). */
+static bool rug_any_worth(const match_ctx *m, const hyp *h, const vis__template *tp,
+                          const vis_rect *r) {
+  hyp c;
+  bool placed = place_unhidden(m->t, r, h->tw, h->th, tp->w_mm, tp->h_mm, m->mp->step,
+                               m->claim, m->self, &c);
+  bool worth = !placed || !(pix_in_object(m, &c) < RUG_ANY_OBJECT * c.n);
+  free_hyp(&c);
+  return worth;
+}
+
 /* A hypothesis from the rug's corner whose carpet face is not among its
  * candidates: the carpet shows a strip of itself beside the card it lies
  * on (HUNT easy 3638: the green, 22 % showing under the red and the blue
@@ -3210,7 +3314,7 @@ static void score_rug_faces(const match_ctx *m, const hyp *c, const vis_rect *r,
  * sampled once for all of them (same_rug), and moves as try_rug_shifts moves it. A face's
  * count gives up where it cannot reach RUG_SEARCH_FROM: below that a
  * shift neither moves it nor starts a search. */
-static void try_rug_any(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_hyps) {
+static void try_rug_any(const match_ctx *m, hyp *h, const place_index *listed) {
   if (h->rug_any) return;
   /* Speed: a hypothesis mostly off the object mask seldom shifts onto
    * it. On the bench frame (scene 500001, 1080p) those under
@@ -3228,7 +3332,7 @@ static void try_rug_any(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_
   rug_pick p = {.best_o = h->best};
   for (int k = 0; k < RUG_SHIFTS; k++) {
     vis_rect r = rug_shifted(m, tp, h, k);
-    if (listed_near(m, hyps, n_hyps, &r)) continue;
+    if (listed_near(m, listed, &r) || !rug_any_worth(m, h, tp, &r)) continue;
     hyp c;
     /* out of memory (not sampled): that pose is not tried */
     if (sample_unhidden(m->t, &r, h->tw, h->th, tp->w_mm, tp->h_mm, m->mp->step, m->claim,
@@ -3237,7 +3341,7 @@ static void try_rug_any(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_
     free_hyp(&c);
   }
   vis_rect was = h->r;
-  if (!rug_finish(m, h, hyps, n_hyps, &p, p.top.face)) return;
+  if (!rug_finish(m, h, listed, &p, p.top.face)) return;
   if (m->mp->log)
     fprintf(m->mp->log,
             "rug any: hyp at %.0f %.0f %.1f to %.0f %.0f %.1f: alive %d face %d %d of %d, object %d of %d\n",
@@ -3249,12 +3353,12 @@ static void try_rug_any(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_
 /* A candidate h (rug_candidate) tried at the rug's offsets for the face
  * rug_face gives, once per face, or for every carpet face when it gives
  * none (try_rug_any); moved as rug_offer and rug_finish say. */
-static void try_rug_shifts(const match_ctx *m, hyp *h, const vis_rect *hyps, int n_hyps) {
+static void try_rug_shifts(const match_ctx *m, hyp *h, const place_index *listed) {
   if (!rug_candidate(h)) return;
   bool flipped = false;
   int f = rug_face(m, h, &flipped);
   if (f < 0) {
-    try_rug_any(m, h, hyps, n_hyps);
+    try_rug_any(m, h, listed);
     return;
   }
   if (h->rug_tried == f + 1) return;
@@ -3263,9 +3367,9 @@ static void try_rug_shifts(const match_ctx *m, hyp *h, const vis_rect *hyps, int
   for (int k = 0; k < RUG_SHIFTS; k++) {
     vis_rect r = rug_shifted(m, &m->tpl[f], h, k);
     vis__object o;
-    if (rug_pose_try(m, h, hyps, n_hyps, &r, f, flipped, &o)) rug_offer(&p, &r, &o);
+    if (rug_pose_try(m, h, listed, &r, f, flipped, &o)) rug_offer(&p, &r, &o);
   }
-  rug_finish(m, h, hyps, n_hyps, &p, f);
+  rug_finish(m, h, listed, &p, f);
 }
 
 /* Samples a new hypothesis and scores it, or takes over the look taken
@@ -3300,7 +3404,7 @@ static void rescore_item(void *ctx, int worker, int item) {
     h->cards_out = h->over_card = false;
     h->no_card = true;
     rescore(&sw->w[worker], h, true, false);
-    try_rug_shifts(&sw->w[worker], h, sw->hyps, sw->n_hyps);
+    try_rug_shifts(&sw->w[worker], h, &sw->listed);
     return;
   }
   /* a carpet accepted on it now hides what its face failed to explain
@@ -3308,7 +3412,7 @@ static void rescore_item(void *ctx, int worker, int item) {
   bool cards_back = sw->rerank[item] && h->cards_out;
   if (sw->rerank[item]) h->no_card = h->cards_out = h->over_card = false;
   rescore(&sw->w[worker], h, cards_back, sw->rerank[item]);
-  try_rug_shifts(&sw->w[worker], h, sw->hyps, sw->n_hyps);
+  try_rug_shifts(&sw->w[worker], h, &sw->listed);
 }
 
 static void refine_item(void *ctx, int worker, int item) {
@@ -4565,11 +4669,18 @@ static void keep_outlined(const vis__table *t, const vis__template *tpl, int n_t
                           int *n_kept) {
   qsort(order, (size_t)n_hyps, sizeof *order, by_explained);
   *n_kept = 0;
+  place_index near; /* the kept ones; out of memory: near_duplicate */
+  place_index_make(&near, NULL, 0, n_hyps);
   for (int k = 0; k < n_hyps && order[k].explained >= 250; k++) {
     int i = order[k].i, f = template_grid(t, tpl, n_tpl, &hyps[i]);
-    if (f < 0 || near_duplicate(t, hyps, kept, *n_kept, &hyps[i])) continue;
+    if (f < 0) continue;
+    if (near.by_x ? place_index_near(&near, &hyps[i], NMS_MM * t->px_per_mm)
+                  : near_duplicate(t, hyps, kept, *n_kept, &hyps[i]))
+      continue;
     kept[(*n_kept)++] = i;
+    place_index_add(&near, &hyps[i]);
   }
+  free(near.by_x);
 }
 
 /* ---- the first looks taken ahead ---- */
@@ -5017,6 +5128,8 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   int16_t *claim = mt.claim;
   bool *used = mt.used;
   tp_status st = TP_OK;
+  place_index listed; /* out of memory: listed_near asks them in turn */
+  place_index_make(&listed, hyps, n_hyps, 0);
   if (!H || !acc || !order || !kept || !look || !rerank || !have_tables) {
     st = tp_error_set(err, TP_ERR_NOMEM, "out of memory while matching faces");
     goto done;
@@ -5027,7 +5140,7 @@ tp_status vis__match(const vis__table *t, const vis__template *tpl, int n_tpl,
   bool sliver[64] = {false};
   shared_work sw = {.w = workers, .H = H, .hyps = hyps, .items = kept, .rerank = rerank,
                     .refined = refined, .is_refined = is_refined, .edge_rank = order,
-                    .ahead = ahead, .look = look, .n_hyps = n_hyps};
+                    .ahead = ahead, .look = look, .n_hyps = n_hyps, .listed = listed};
   vis__object fin[64];
   bool refined_all = false;
   retraction rt = {0};
@@ -5083,6 +5196,7 @@ done:
   for (int i = 0; H && i < n_hyps; i++) free_hyp(&H[i]);
   free(H);
   if (have_tables) tables_free(&mt);
+  free(listed.by_x);
   free(acc);
   free(rerank);
   free(order);

@@ -579,6 +579,13 @@ float vis__kth_smallest(float *v, size_t n, size_t k);
  * (match.c's photo colours, analyze.c's fade test). */
 double vis__median(double *v, int k);
 
+/* Rectangles ordered by their centre's x (geom.c): r inserted in its
+ * place (left out when its x is not finite; by_x has room for one more),
+ * and the index of the first whose x lies over x - reach (the run of
+ * those within reach of x starts there). */
+void vis__by_x_insert(vis_rect *by_x, int *n, const vis_rect *r);
+int vis__by_x_first_within(const vis_rect *by_x, int n, double x, double reach);
+
 /* How well an object's face explains a card where it lies alone (one
  * sample per mm, 1.5 mm inside the outline), whole, per cell of 3 x 4 and
  * on the 7 mm frame along the outline. */
