@@ -689,6 +689,16 @@ static int free_samples(const match_ctx *m, const hyp *h, int stride, double so[
   return valid;
 }
 
+/* How many of h's samples are not claimed yet (free_samples's, all of
+ * them, without listing or packing them). */
+static int free_count(const match_ctx *m, const hyp *h) {
+  int n_free = 0;
+  const int16_t *claim = m->claim;
+  uint16_t self = (uint16_t)m->self;
+  for (int k = 0; k < h->n; k++) n_free += claim_free(claim, self, h->pix[k]);
+  return n_free;
+}
+
 /* Face f (turned or not) fitted to the samples free_samples() listed
  * (valid of them), and the count it explains; gain and offset: its fit.
  * coarse: a single fit; else fitted again on the samples the first fit
@@ -938,9 +948,10 @@ static void score_face(const match_ctx *m, const hyp *h, int valid, const double
 static void rank_faces_of(const match_ctx *m, hyp *h, bool untaken_carpets) {
   h->n_cand = 0;
   double so[3];
-  int valid = free_samples(m, h, 1, so);
-  bool coarse = valid >= m->mp->min_explained;
-  if (coarse) valid = free_samples(m, h, COARSE_STRIDE, so);
+  /* counted before anything is listed and packed: the list is made once,
+   * on every sample or on every COARSE_STRIDE-th */
+  bool coarse = free_count(m, h) >= m->mp->min_explained;
+  int valid = free_samples(m, h, coarse ? COARSE_STRIDE : 1, so);
   for (int f = 0; f < m->n_tpl; f++) {
     const vis__template *tp = &m->tpl[f];
     if (tp->w != h->tw || tp->h != h->th) continue;
@@ -1228,10 +1239,7 @@ static bool all_candidates_taken(const match_ctx *m, const hyp *h) {
 }
 
 static void rescore(const match_ctx *m, hyp *h, bool first, bool hidden_more) {
-  int n_free = 0;
-  const int16_t *claim = m->claim;
-  uint16_t self = (uint16_t)m->self;
-  for (int k = 0; k < h->n; k++) n_free += claim_free(claim, self, h->pix[k]);
+  int n_free = free_count(m, h);
   if (n_free < m->mp->min_explained && n_free < SLIVER_MIN_SAMPLES) {
     h->alive = false;
     h->dead = 'h';
