@@ -1398,14 +1398,6 @@ static bool carpet_strip_shows(const match_ctx *m, const hyp *h, const vis__obje
   return strip_edge_shows(m, h, "carpet strip");
 }
 
-/* A carpet strip with fewer samples than an object needs explained
- * (min_explained), at least SLIVER_MIN_SAMPLES, under an accepted carpet:
- * the bottom of a carpet stack of which only a few millimetres of white
- * border show, asked as carpet_strip_shows asks (its face explains
- * CARPET_STRIP_SCORE, its cut edge shows). HUNT normal 3947: the red
- * carpet under yellow and green on felt, 27 of 27 at 0.2 mm off its true
- * pose, edge 1.00 of 24 (all_candidates_taken kept it alive): the red
- * and the adventure c 9 % visible under it were missed, now found. */
 static bool under_carpet(const match_ctx *m, const hyp *h, const vis__object *acc, int n);
 
 /* Whether INSIDE_CARD_SHARE or more of h's outline lies inside one
@@ -1429,6 +1421,14 @@ static bool inside_a_card(const match_ctx *m, const hyp *h, const vis__object *a
   return false;
 }
 
+/* A carpet strip with fewer samples than an object needs explained
+ * (min_explained), at least SLIVER_MIN_SAMPLES, under an accepted carpet:
+ * the bottom of a carpet stack of which only a few millimetres of white
+ * border show, asked as carpet_strip_shows asks (its face explains
+ * CARPET_STRIP_SCORE, its cut edge shows). HUNT normal 3947: the red
+ * carpet under yellow and green on felt, 27 of 27 at 0.2 mm off its true
+ * pose, edge 1.00 of 24 (all_candidates_taken kept it alive): the red
+ * and the adventure c 9 % visible under it were missed, now found. */
 static bool tiny_carpet_strip_shows(const match_ctx *m, const hyp *h, const vis__object *acc,
                                     int n) {
   if (!h->alive || h->best.face < 0 || m->tpl[h->best.face].kind == VIS__FACE_TYPE ||
