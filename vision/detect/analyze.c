@@ -949,15 +949,44 @@ static bool shows_no_card(const vis_analyzer *an, const vis__table *t, const vis
  * phantoms. So does a faded face reaching out of the picture
  * (faded_phantom): its outline cannot show all round. */
 #define SHADOWED_RING 0.85
-static bool card_phantom(const vis_analyzer *an, const vis__table *t, const vis__object *kept,
-                         int n_kept, int k, double colour_share) {
-  vis__face_fit ff;
-  fit_alone(an, t, kept, n_kept, k, &ff);
+static bool card_phantom_verdict(const vis_analyzer *an, const vis__table *t,
+                                 const vis__object *kept, int n_kept, int k, double colour_share,
+                                 const vis__face_fit *alone) {
+  vis__face_fit ff = *alone;
   if (!shows_no_card(an, t, kept, n_kept, k, colour_share, &ff)) return false;
   if (2 * kept[k].valid >= kept[k].total || ff.ring < SHADOWED_RING ||
       !outlined_all_round(t, kept, n_kept, k))
     return true;
   return kept[k].gain[0] < FADED_GAIN && seen_share(t, &kept[k].r_px) < IN_PICTURE;
+}
+
+/* TEPPICH_DEBUG_DIR: phantoms.txt, one line per card the phantom check
+ * asks: its fit alone, colour share, gain and outline, and the verdict. */
+static void debug_card_phantom(const vis_analyzer *an, const vis__table *t,
+                               const vis__object *kept, int n_kept, int k, double colour_share,
+                               const vis__face_fit *ff, bool phantom) {
+  FILE *f = an->s.debug_dir ? debug_open(an, "phantoms.txt", "a") : NULL;
+  if (!f) return;
+  vis_rect others[64];
+  int n_others = outlines_of_others(kept, n_kept, k, others), seen;
+  double weakest;
+  double e = vis__outline_edges(t, &kept[k].r_px, others, n_others, NULL, &seen, &weakest);
+  const vis__object *o = &kept[k];
+  fprintf(f, "card %d type %d at %.0f %.0f %.1f valid %d/%d gain %.2f share %.3f: fit %.3f of %d"
+             " worst %.3f (%d cells) ring %.3f of %d edge %.2f of %d -> %s\n",
+          k, an->tpl[o->face].index, o->r_px.center.x, o->r_px.center.y, o->r_px.angle_deg,
+          o->valid, o->total, o->gain[0], colour_share, ff->score, ff->n, ff->worst, ff->cells,
+          ff->ring, ff->ring_n, e, seen, phantom ? "phantom" : "card");
+  fclose(f);
+}
+
+static bool card_phantom(const vis_analyzer *an, const vis__table *t, const vis__object *kept,
+                         int n_kept, int k, double colour_share) {
+  vis__face_fit ff;
+  fit_alone(an, t, kept, n_kept, k, &ff);
+  bool phantom = card_phantom_verdict(an, t, kept, n_kept, k, colour_share, &ff);
+  debug_card_phantom(an, t, kept, n_kept, k, colour_share, &ff, phantom);
+  return phantom;
 }
 
 /* a and b of the same size, their centres under reach_px apart and

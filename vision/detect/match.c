@@ -3673,6 +3673,7 @@ typedef struct {
   const lift_field *lf, *frame_only;
   int race_runner; /* race_runner_of, -1: none */
   bool race_narrow; /* the race kept o's type under type_min_margin */
+  bool may_lift;    /* settle_type's: its frame may be taken as lifted */
 } settle_view;
 
 /* o, now another face at the same place, keeps keep's counts on the
@@ -3805,6 +3806,40 @@ static int least_misfit_other(const match_ctx *m, const hyp *h, const settle_vie
   return best;
 }
 
+/* A face the colours chose where the race saw no glare (settle_type's
+ * lift is measured against the matcher's face only) is fitted under the
+ * lift its own frame shows, as lift_probe fits a hypothesis' face, when
+ * that lift passes settle_type's gate and the refit explains
+ * LIFT_CHOICE_GAIN more of what shows (refit_own_light's REFIT_GAIN). A glare washes a dark face more than a pale one:
+ * HUNT hard 3970's palace 73 % visible under a lamp's light was accepted
+ * as an adventure e (0.89, its frame 0.98, no lift) and its colours took
+ * the palace (misfit 19687 against 91924), fitted at L's bounds (gain
+ * 0.53, offset 60) to 3155 of 3904 samples; the card evidence found no
+ * card frame there (0.79) and took it back. Its own frame shows a lift
+ * of 0.41 (cells at most 0.08 apart), under which the palace explains
+ * 3896 of 3904 (gain 0.73, offset 34). Returns whether o was lifted so. */
+#define LIFT_CHOICE_GAIN 0.02
+static bool lift_colour_choice(const match_ctx *m, const hyp *h, const settle_view *sv,
+                               vis__object *o) {
+  lift_field fl;
+  double step;
+  if (!sv->may_lift || frame_lift(m, h, o, &fl, &step) < LIFT_GATE || step > LIFT_MAX_STEP)
+    return false;
+  vis__object w = *o;
+  if (!refit_under(m, h, sv->valid, &fl, &w) || sv->valid <= 0 ||
+      w.explained < o->explained + LIFT_CHOICE_GAIN * sv->valid)
+    return false;
+  memcpy(o->gain, w.gain, sizeof o->gain);
+  memcpy(o->offset, w.offset, sizeof o->offset);
+  o->lifted = true;
+  for (int k = 0; k < LIFT_CELLS; k++)
+    o->lift[o->flipped ? LIFT_CELLS - 1 - k : k] = (float)fl.g[k];
+  if (m->mp->log)
+    fprintf(m->mp->log, "  the face taken lifted by its frame: explains %d of %d (unlifted %d)\n",
+            w.explained, sv->valid, o->explained);
+  return true;
+}
+
 /* o takes candidate c of sv for its colours and stays in doubt against
  * its former face; lf: the lift o kept. refit: c explains more of the
  * card (fits_more). */
@@ -3818,10 +3853,13 @@ static void take_by_colour(const match_ctx *m, const hyp *h, const settle_view *
     take_face(m, h, sv, o, c);
   } else {
     *o = sv->cand[c];
+    bool lifted = !keep.lifted && lift_colour_choice(m, h, sv, o);
     keep_counts(o, &keep);
-    o->lifted = keep.lifted;
-    for (int k = 0; k < LIFT_CELLS; k++)
-      o->lift[o->flipped ? LIFT_CELLS - 1 - k : k] = (float)lf->g[k];
+    if (!lifted) {
+      o->lifted = keep.lifted;
+      for (int k = 0; k < LIFT_CELLS; k++)
+        o->lift[o->flipped ? LIFT_CELLS - 1 - k : k] = (float)lf->g[k];
+    }
   }
   o->second_face = keep.face;
   o->second_explained = keep.explained;
@@ -4172,7 +4210,7 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i, double normal_g
       lift_all(m, &h, valid, cand, n_cand, own, i, normal_gain, lifted, &lift, &frame_only, &top))
     dec = lifted, lf = &lift, *frame_lifted = true;
   type_race r = race_types(m, &h, dec, n_cand, top, lf, i);
-  settle_view sv = {cand, dec, n_cand, valid, lf, &frame_only, -1, false};
+  settle_view sv = {cand, dec, n_cand, valid, lf, &frame_only, -1, false, may_lift};
   /* another type than the matcher's only when it tells itself apart
    * from it directly too */
   int na = 0, nb = 0, nd = 0;
