@@ -3810,9 +3810,10 @@ static int least_misfit_other(const match_ctx *m, const hyp *h, const settle_vie
  * lift is measured against the matcher's face only) is fitted under the
  * lift its own frame shows, as lift_probe fits a hypothesis' face, when
  * that lift passes settle_type's gate and the refit explains
- * LIFT_CHOICE_GAIN more of what shows (refit_own_light's REFIT_GAIN). A glare washes a dark face more than a pale one:
- * HUNT hard 3970's palace 73 % visible under a lamp's light was accepted
- * as an adventure e (0.89, its frame 0.98, no lift) and its colours took
+ * LIFT_CHOICE_GAIN more of what shows (refit_own_light's REFIT_GAIN). A
+ * glare washes a dark face more than a pale one: HUNT hard 3970's palace
+ * 73 % visible under a lamp's light was accepted as an adventure e
+ * (0.89, its frame 0.98, no lift) and its colours took
  * the palace (misfit 19687 against 91924), fitted at L's bounds (gain
  * 0.53, offset 60) to 3155 of 3904 samples; the card evidence found no
  * card frame there (0.79) and took it back. Its own frame shows a lift
