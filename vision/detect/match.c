@@ -1377,6 +1377,67 @@ static bool let_in_as_sliver(const match_ctx *m, const hyp *h) {
   return !object_shows(h) && !(h->best.score >= CLEAR_SCORE && h->best.explained >= CLEAR_MIN);
 }
 
+/* Of h's free samples, the share within STRIP_BAND_MM outside an
+ * accepted object's outline (claim_rect claims all inside it). */
+#define STRIP_BAND_MM 2.5
+static double share_along_accepted(const match_ctx *m, const hyp *h, const vis__object *acc,
+                                   int n) {
+  int valid = free_samples(m, h, 1, NULL), along = 0, W = m->t->lab.width;
+  double band = STRIP_BAND_MM * m->t->px_per_mm;
+  for (int k = 0; k < valid; k++) {
+    int p = h->pix[m->list[k]];
+    for (int i = 0; i < n; i++) {
+      vis__frame f = vis__frame_of(&acc[i].r_px);
+      if (vis__frame_contains(&f, p % W, p / W, band)) {
+        along++;
+        break;
+      }
+    }
+  }
+  return valid > 0 ? (double)along / valid : 0;
+}
+
+/* Whether another carpet face (either way round) explains as much of
+ * what shows of h as its own: only the white border all carpets share
+ * shows, no colour. */
+static bool colour_untold(const match_ctx *m, const hyp *h) {
+  double so[3];
+  int valid = free_samples(m, h, 1, so), own = 0, other = 0;
+  for (int f = 0; f < m->n_tpl; f++) {
+    if (m->tpl[f].kind == VIS__FACE_TYPE) continue;
+    for (int fl = 0; fl < 2; fl++) {
+      vis__object o;
+      score_face(m, h, valid, so, f, fl, false, -1, &o);
+      int *best = f == h->best.face ? &own : &other;
+      if (o.explained > *best) *best = o.explained;
+    }
+  }
+  return other >= own;
+}
+
+/* A carpet strip that is nothing but the white border of objects
+ * accepted beside it, left unclaimed where their poses fall a pixel or
+ * two short: STRIP_ALONG_SHARE or more of what shows lies within
+ * STRIP_BAND_MM of their outlines, and no carpet colour tells it apart
+ * (colour_untold). HUNT hard 3788: a blue face at the yellow carpet's
+ * angle, 12 mm along it, 42 of 44 on a one-sample line along its edge
+ * (44 of 44 within the band), every carpet face 42, every card face 41;
+ * HUNT hard 3831: a blue face on two rows along a card's edge, 38 of 41
+ * within the band, every carpet face 39. Real strips: HUNT normal 3947's
+ * red (the bottom of a stack, only its border shows, every carpet face
+ * 27 of 27) 16 of 27 within the band; DEV hard 3064 35 of 89 (other
+ * carpet faces 69 of 88), HUNT hard 3636 15 of 45, HUNT easy 3754 12 of
+ * 28. */
+#define STRIP_ALONG_SHARE 0.85
+static bool border_leftover(const match_ctx *m, const hyp *h, const vis__object *acc, int n) {
+  double along = share_along_accepted(m, h, acc, n);
+  bool leftover = along >= STRIP_ALONG_SHARE && colour_untold(m, h);
+  if (m->mp->log && along >= STRIP_ALONG_SHARE)
+    fprintf(m->mp->log, "  strip at %.0f %.0f: %.2f along accepted outlines%s\n", h->r.center.x,
+            h->r.center.y, along, leftover ? ", no colour: their border" : "");
+  return leftover;
+}
+
 /* A strip of a carpet under other carpets, on a table of its own hue:
  * the object mask (the deck's colours against the table's) misses it,
  * so what shows of it is not "mostly object", and a strip a few
@@ -1395,7 +1456,7 @@ static bool carpet_strip_shows(const match_ctx *m, const hyp *h, const vis__obje
   if (m->tpl[h->best.face].kind == VIS__FACE_TYPE || h->best.score < CARPET_STRIP_SCORE ||
       near_accepted_pose(m, h, acc, n))
     return false;
-  return strip_edge_shows(m, h, "carpet strip");
+  return strip_edge_shows(m, h, "carpet strip") && !border_leftover(m, h, acc, n);
 }
 
 static bool under_carpet(const match_ctx *m, const hyp *h, const vis__object *acc, int n);
