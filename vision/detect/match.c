@@ -4973,6 +4973,26 @@ static bool strip_search_candidate(const match_ctx *m, const hyp *h, const vis__
   return any_carpet_untaken(m) && under_carpet(m, h, acc, n) && !near_accepted_pose(m, h, acc, n);
 }
 
+/* The pose search costs about 9 M instructions (the 1080p bench frame:
+ * 77 searches, 716 M of 9450 M, none taken), and few are taken (DEV,
+ * CHECK and HUNT easy, session 39: 13 of 60630): so only a copy whose
+ * strip shows the cut edge at STRIP_SEARCH_EDGE or more where it
+ * starts is searched; the copy must show it at VIS__OUTLINED_EDGES
+ * (0.95) where the search ends (strip_edge_shows), and the edge is asked
+ * 1.5 mm either side of the outline, so a start that near the strip's
+ * edge shows most of it. The 13 taken started at 0.74-1.00 (moved
+ * 0.2-2.5 mm; HUNT easy 3742: 0.74, 2.5 mm; 3779: 0.80, 2.0 mm; 3754:
+ * 1.00, 1.0 mm); 45826 (76 %) started under 0.5, none taken, so every
+ * DEV, CHECK and HUNT easy line is the same. (Their face's share
+ * explained at the start tells less: 3742's was 0.44.) */
+#define STRIP_SEARCH_EDGE 0.5
+static bool strip_search_worth(const match_ctx *m, const hyp *c) {
+  if (!c->alive || c->best.face < 0) return false;
+  int seen;
+  double weakest;
+  return edge_support(m->t, m->claim, &c->r, &seen, &weakest) >= STRIP_SEARCH_EDGE;
+}
+
 static void carpet_strip_searched(const match_ctx *m, hyp *h, const vis__object *acc, int n) {
   if (!strip_search_candidate(m, h, acc, n)) return;
   h->carpet_tried = true;
@@ -4984,7 +5004,17 @@ static void carpet_strip_searched(const match_ctx *m, hyp *h, const vis__object 
   }
   c.cards_out = c.over_card = true;
   if (c.alive) rescore(m, &c, true, true);
-  if (c.alive && c.best.face >= 0) search_pose(m, &c, (int16_t)n, true);
+  if (!strip_search_worth(m, &c)) {
+    if (m->mp->log)
+      fprintf(m->mp->log,
+              "  strip as a carpet: face %d expl %d valid %d score %.2f at %.0f %.0f %.1f: "
+              "its edge does not show, not searched\n",
+              c.best.face, c.best.explained, c.best.valid, c.best.score, c.r.center.x,
+              c.r.center.y, c.r.angle_deg);
+    free_hyp(&c);
+    return;
+  }
+  search_pose(m, &c, (int16_t)n, true);
   bool found = c.alive && c.best.face >= 0 && m->tpl[c.best.face].kind != VIS__FACE_TYPE &&
                c.best.score >= CARPET_STRIP_SCORE && c.best.explained >= m->mp->min_explained &&
                pose_within(m, &h->r, &c.r, SLIVER_SEARCH_MM, SLIVER_SEARCH_DEG) &&
