@@ -646,6 +646,15 @@ static inline bool is_free(const match_ctx *m, int pix) {
   return claim_free(m->claim, (uint16_t)m->self, pix);
 }
 
+/* Frees h and forgets that the list was packed from its Lab: fit_face
+ * packs again only when the Lab's address or the list length differ,
+ * and a hypothesis sampled later may get the same address and count
+ * for other samples. */
+static void release_hyp(const match_ctx *m, hyp *h) {
+  if (m->pk->of == h->lab) m->pk->of = NULL;
+  free_hyp(h);
+}
+
 /* Packs the samples m->list[0..valid) of h (h->lab: its own Lab or one
  * freed of a lift) into m->pk, for every face's fit and count on that
  * list. so (or NULL): their Lab summed in list order, as fit_sums sums
@@ -2079,6 +2088,15 @@ static void lift_level(const vis__object *refit, double normal_gain, lift_field 
   for (int c = 0; c < LIFT_CELLS; c++) lf->g[c] = fmin(LIFT_MAX, g0 + (1 - g0) * lf->g[c]);
 }
 
+/* Frees a Lab freed of a lift (lift_all, refit_under) and forgets that
+ * the list was packed from it: fit_face packs again only when the Lab's
+ * address or the list length differ, and a later allocation may reuse
+ * the address for other samples of the same count. */
+static void free_lifted_lab(const match_ctx *m, float *clear) {
+  if (m->pk->of == clear) m->pk->of = NULL;
+  free(clear);
+}
+
 /* o refitted under the lift lf (fit_lifted on the samples freed of it);
  * false (o unchanged) without memory. */
 static bool refit_under(const match_ctx *m, const hyp *h, int valid, const lift_field *lf,
@@ -2095,7 +2113,7 @@ static bool refit_under(const match_ctx *m, const hyp *h, int valid, const lift_
     pack_list(m, &hc, valid, so);
     fit_lifted(m, h, &hc, valid, so, g_of, o);
   }
-  free(clear);
+  free_lifted_lab(m, clear);
   free(g_of);
   return ok;
 }
@@ -2173,7 +2191,7 @@ static bool lift_all(const match_ctx *m, const hyp *h, int valid, const vis__obj
               cand[c].face, cand[c].flipped ? " turned" : "", lifted[c].explained,
               cand[c].explained);
   }
-  free(clear);
+  free_lifted_lab(m, clear);
   free(g_of);
   return true;
 }
@@ -2573,7 +2591,7 @@ static void log_objects(match_ctx *m, const vis__object *acc, int n) {
     const vis__template *tp = &m->tpl[acc[i].face];
     hyp h;
     if (!sample_hyp(m->t, &acc[i].r_px, tp->w, tp->h, tp->w_mm, tp->h_mm, m->mp->step, &h)) {
-      free_hyp(&h);
+      release_hyp(m, &h);
       continue;
     }
     m->self = (int16_t)i;
@@ -2588,7 +2606,7 @@ static void log_objects(match_ctx *m, const vis__object *acc, int n) {
         fprintf(m->mp->log, " %d%c:%d/%d", f, fl ? 'f' : 'u', o.explained, o.valid);
       }
     fprintf(m->mp->log, "\n");
-    free_hyp(&h);
+    release_hyp(m, &h);
   }
   m->self = INT16_MAX;
 }
@@ -2628,10 +2646,10 @@ static void resample_at(const match_ctx *m, hyp *h, const vis_rect *r) {
   hyp fresh;
   const vis__template *tp = &m->tpl[h->best.face];
   if (!sample_hyp(m->t, r, h->tw, h->th, tp->w_mm, tp->h_mm, m->mp->step, &fresh)) {
-    free_hyp(&fresh);
+    release_hyp(m, &fresh);
     return; /* out of memory: keep the old samples */
   }
-  free_hyp(h);
+  release_hyp(m, h);
   fresh.searched = true;
   fresh.over_card = fresh.cards_out = h->over_card; /* still over the card */
   *h = fresh;
@@ -3213,7 +3231,7 @@ static void move_to(const match_ctx *m, hyp *h, hyp *c) {
   h->no_card = old.no_card, h->cards_out = old.cards_out, h->over_card = old.over_card;
   h->searched = old.searched, h->beside_phantom = old.beside_phantom;
   h->rug_tried = old.rug_tried, h->rug_any = old.rug_any;
-  free_hyp(&old);
+  release_hyp(m, &old);
   if (h->alive) rescore(m, h, true, true);
 }
 
@@ -3240,7 +3258,7 @@ static bool rug_pose_try(const match_ctx *m, const hyp *h, const place_index *li
     int valid = free_samples(m, &c, 1, so);
     score_face(m, &c, valid, so, f, flipped, false, -1, o);
   }
-  free_hyp(&c);
+  release_hyp(m, &c);
   return sampled;
 }
 
@@ -3250,7 +3268,7 @@ static void rug_move(const match_ctx *m, hyp *h, const vis_rect *r, int f) {
   const vis__template *tp = &m->tpl[f];
   hyp c;
   if (!sample_hyp(m->t, r, h->tw, h->th, tp->w_mm, tp->h_mm, m->mp->step, &c)) {
-    free_hyp(&c);
+    release_hyp(m, &c);
     return;
   }
   move_to(m, h, &c);
@@ -3365,7 +3383,7 @@ static bool rug_any_worth(const match_ctx *m, const hyp *h, const vis__template 
   bool placed = place_unhidden(m->t, r, h->tw, h->th, tp->w_mm, tp->h_mm, m->mp->step,
                                m->claim, m->self, &c);
   bool worth = !placed || !(pix_in_object(m, &c) < RUG_ANY_OBJECT * c.n);
-  free_hyp(&c);
+  release_hyp(m, &c);
   return worth;
 }
 
@@ -3407,7 +3425,7 @@ static void try_rug_any(const match_ctx *m, hyp *h, const place_index *listed) {
     if (sample_unhidden(m->t, &r, h->tw, h->th, tp->w_mm, tp->h_mm, m->mp->step, m->claim,
                         m->self, &c))
       score_rug_faces(m, &c, &r, faces, n_faces, &p);
-    free_hyp(&c);
+    release_hyp(m, &c);
   }
   vis_rect was = h->r;
   if (!rug_finish(m, h, listed, &p, p.top.face)) return;
@@ -4149,7 +4167,7 @@ static void settle_carpet(match_ctx *m, vis__object *o, int16_t i) {
   hyp h;
   if (!sample_hyp(m->t, &o->r_px, tp->w, tp->h, tp->w_mm, tp->h_mm, m->mp->step, &h) ||
       !h.alive) {
-    free_hyp(&h);
+    release_hyp(m, &h);
     return; /* out of memory or off the table: keep the matcher's */
   }
   m->self = i;
@@ -4168,7 +4186,7 @@ static void settle_carpet(match_ctx *m, vis__object *o, int16_t i) {
     o->total = fresh.total;
   }
   m->self = INT16_MAX;
-  free_hyp(&h);
+  release_hyp(m, &h);
 }
 
 /* A card accepted under a hand: the samples the hand and its shadow
@@ -4249,7 +4267,7 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i, double normal_g
    * look-alikes (corner letters, the picture's details) is small */
   if (!sample_hyp(m->t, &o->r_px, tp->w, tp->h, tp->w_mm, tp->h_mm, 1, &h) ||
       !h.alive) {
-    free_hyp(&h);
+    release_hyp(m, &h);
     return; /* out of memory or off the table: keep the matcher's */
   }
   m->self = i;
@@ -4301,7 +4319,7 @@ static void settle_type(match_ctx *m, vis__object *o, int16_t i, double normal_g
   sv.race_runner = race_runner_of(m, &r, cand, tp->index, &sv.race_narrow);
   colour_check(m, &h, &sv, o, pc, i);
   m->self = INT16_MAX;
-  free_hyp(&h);
+  release_hyp(m, &h);
 }
 
 /* A card of which less than NARROW_SHOWS shows cannot tell a lamp's
@@ -4382,7 +4400,7 @@ static bool card_colours(const match_ctx *m, const vis__object *o, double *chrom
       sf[c] += x, so[c] += y, sff += x * x, sfo += x * y;
     }
   }
-  free_hyp(&h);
+  release_hyp(m, &h);
   if (!ok) return false;
   double var = sff / n, cov = sfo / n;
   for (int c = 0; c < 2; c++) var -= (sf[c] / n) * (sf[c] / n), cov -= (sf[c] / n) * (so[c] / n);
@@ -5000,7 +5018,7 @@ static void carpet_strip_searched(const match_ctx *m, hyp *h, const vis__object 
   hyp c;
   const vis__template *tp = &m->tpl[h->best.face];
   if (!sample_hyp(m->t, &h->r, h->tw, h->th, tp->w_mm, tp->h_mm, m->mp->step, &c)) {
-    free_hyp(&c);
+    release_hyp(m, &c);
     return; /* out of memory: as if no carpet fitted */
   }
   c.cards_out = c.over_card = true;
@@ -5012,7 +5030,7 @@ static void carpet_strip_searched(const match_ctx *m, hyp *h, const vis__object 
               "its edge does not show, not searched\n",
               c.best.face, c.best.explained, c.best.valid, c.best.score, c.r.center.x,
               c.r.center.y, c.r.angle_deg);
-    free_hyp(&c);
+    release_hyp(m, &c);
     return;
   }
   search_pose(m, &c, (int16_t)n, true);
@@ -5025,13 +5043,13 @@ static void carpet_strip_searched(const match_ctx *m, hyp *h, const vis__object 
             c.best.face, c.best.explained, c.best.valid, c.best.score, c.r.center.x, c.r.center.y,
             c.r.angle_deg, found ? ": taken" : "");
   if (!found) {
-    free_hyp(&c);
+    release_hyp(m, &c);
     return;
   }
   c.searched = c.carpet_tried = true;
   c.beside_phantom = h->beside_phantom;
   c.rug_tried = h->rug_tried, c.rug_any = h->rug_any;
-  free_hyp(h);
+  release_hyp(m, h);
   *h = c;
 }
 
@@ -5090,7 +5108,7 @@ static bool carpet_searched(const match_ctx *m, hyp *h, int16_t n) {
   const vis__template *tp = &m->tpl[h->best.face];
   hyp c;
   if (!sample_hyp(m->t, &h->r, h->tw, h->th, tp->w_mm, tp->h_mm, m->mp->step, &c)) {
-    free_hyp(&c);
+    release_hyp(m, &c);
     return false; /* out of memory: as if no carpet fitted */
   }
   c.cards_out = c.over_card = true;
@@ -5106,13 +5124,13 @@ static bool carpet_searched(const match_ctx *m, hyp *h, int16_t n) {
             c.best.face, c.best.explained, c.best.valid, c.best.score, c.r.center.x, c.r.center.y,
             c.r.angle_deg, found ? ": taken" : "");
   if (!found) {
-    free_hyp(&c);
+    release_hyp(m, &c);
     return false;
   }
   c.searched = c.carpet_tried = true;
   c.beside_phantom = h->beside_phantom;
   c.rug_tried = h->rug_tried, c.rug_any = h->rug_any;
-  free_hyp(h);
+  release_hyp(m, h);
   *h = c;
   return true;
 }
