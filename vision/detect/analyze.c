@@ -1194,10 +1194,11 @@ static bool shows_photo_colours(const vis_analyzer *an, const vis__table *t,
   return share >= PHOTO_COLOUR_SHARE;
 }
 
-/* A card found where a carpet found later lies, nearly at its pose
- * (within CARPET_TWIN_MM and TWIN_DEG), that shows beside the objects
- * found only a trace (CARPET_TWIN_SHOWS_MM2 or less of its face alone)
- * that its face does not explain (under CARPET_TWIN_FIT): what the
+/* A card with a carpet found nearly at its pose (within CARPET_TWIN_MM
+ * and TWIN_DEG), that shows beside the objects found only a trace
+ * (CARPET_TWIN_SHOWS_MM2 or less of its face alone; from
+ * CARPET_TWIN_MIN_MM2, as colour_support's 20 samples: fewer tell
+ * nothing) that its face does not explain (under CARPET_TWIN_FIT): what the
  * matcher took for the card was that carpet, its face fitted to the
  * carpet's border and its middle passed for a hand or a rival's
  * (HUNT hard 3847: a spice bazaar's face at the red carpet's pose, 3.8 mm
@@ -1229,7 +1230,8 @@ static bool carpet_twin_card(const vis_analyzer *an, const vis__table *t,
  * visible part shows the table's colours rather than their face's (see
  * colour_support), the hidden twins of objects on top (cards too), and
  * the cards that then show no card frame or only a faded face on plain
- * table. sup[] and cnt[] get every object's colour
+ * table, or only a trace at a carpet's pose (carpet_twin_card). sup[]
+ * and cnt[] get every object's colour
  * support and samples looked at. */
 static tp_status phantom_flags(const vis_analyzer *an, const vis__table *t, const vis__object *obj,
                                int n, bool *drop, double *sup, int *cnt, tp_error *err) {
