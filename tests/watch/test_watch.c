@@ -1186,6 +1186,18 @@ static void add_under(wch_obs *o, const char *colour, int top, double dx,
   c->under[c->n_under++] = top;
 }
 
+/* Red lands on card 5 in o with only o's first two carpets, and the
+ * flight's line must be `flight` (the twin and outline tests' last frame;
+ * ends the game). */
+static void red_lands_last(wch *w, sink *s, wch_obs *o, const char *flight) {
+  o->n_carpets = 2;
+  add_carpet(o, "red", 190, 220, 5);
+  observe(w, o);
+  char *line = first_flight_line(w, s);
+  assert_string_equal(line, flight);
+  free(line);
+}
+
 /* A carpet the eyes see under a landed one at nearly its place and angle
  * is a twin of it, not a landing (DEV game 4:699 round 4 flight 2: a
  * "green", then a "yellow" under red, 6-8 mm from it; taken as yellow's
@@ -1217,12 +1229,7 @@ static void test_twin_under_landed(void **state) {
     observe(w, &o);
     bool twin = cases[i].dx < 15 && cases[i].turn < 5;
     assert_int_equal(wch_get_stage(w), twin ? WCH_WAIT_THROWS : WCH_WAIT_TAKING);
-    o.n_carpets = 2;
-    add_carpet(&o, "red", 190, 220, 5);
-    observe(w, &o);
-    char *line = first_flight_line(w, &s);
-    assert_string_equal(line, cases[i].flight);
-    free(line);
+    red_lands_last(w, &s, &o, cases[i].flight);
   }
 }
 
@@ -1254,12 +1261,7 @@ static void test_twin_under_landing(void **state) {
     observe(w, &o);
     bool twin = cases[i].dx < 15 && cases[i].turn < 5;
     assert_int_equal(wch_get_stage(w), twin ? WCH_WAIT_THROWS : WCH_WAIT_TAKING);
-    o.n_carpets = 2;
-    add_carpet(&o, "red", 190, 220, 5);
-    observe(w, &o);
-    char *line = first_flight_line(w, &s);
-    assert_string_equal(line, cases[i].flight);
-    free(line);
+    red_lands_last(w, &s, &o, cases[i].flight);
   }
 }
 
@@ -1297,12 +1299,7 @@ static void test_card_outline_under(void **state) {
     bool outline = cases[i].dx < 3 && cases[i].turn < 3;
     /* a landing: the flight is resolved (blue and red contest card 4) */
     assert_int_equal(wch_get_stage(w) == WCH_WAIT_THROWS, outline);
-    o.n_carpets = 2;
-    add_carpet(&o, "red", 190, 220, 5);
-    observe(w, &o);
-    char *line = first_flight_line(w, &s);
-    assert_string_equal(line, cases[i].flight);
-    free(line);
+    red_lands_last(w, &s, &o, cases[i].flight);
   }
 }
 
