@@ -5471,6 +5471,14 @@ double vis__place_residual(const vis__table *t, const vis__face_place *p, double
   return r;
 }
 
+bool vis__place_pair(const vis__table *t, const vis__face_place *p, double x, double y,
+                     float face[3], float photo[3]) {
+  int i, j;
+  if (!place_texel(t, p, x, y, &i, &j, photo)) return false;
+  memcpy(face, p->tp->lab + 3 * ((size_t)j * p->tp->w + i), 3 * sizeof(float));
+  return true;
+}
+
 int vis__place_light_excess(const vis__table *t, const vis__face_place *p, double x, double y,
                             double *excess) {
   const vis__template *tp = p->tp;

@@ -518,6 +518,10 @@ typedef struct {
 vis__face_place vis__face_place_of(const vis__table *t, const vis__template *tpl,
                                    const vis__object *o);
 double vis__place_residual(const vis__table *t, const vis__face_place *p, double x, double y);
+/* The face's texel Lab (before the object's gain and offset) and the
+ * photo's Lab at table pixel (x, y); false off the face or the table. */
+bool vis__place_pair(const vis__table *t, const vis__face_place *p, double x, double y,
+                     float face[3], float photo[3]);
 /* The pixel's lightness (Lab L) minus what the placed face predicts there:
  * negative in a shadow. 0 (nothing written) outside the face. */
 int vis__place_light_excess(const vis__table *t, const vis__face_place *p, double x, double y,
