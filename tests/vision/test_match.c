@@ -260,6 +260,19 @@ static void test_look_alikes(void **state) {
   free_deck(&d);
 }
 
+/* One card of the face given, under a glare, matched at its true pose
+ * and 30 px beside it with the deck's first five faces: the objects found
+ * (*obj, malloc'd; the caller frees it and *t) and their number. */
+static int match_glared(const deck *d, int face, double glare, vis__table *t, vis__object **obj) {
+  vis_rect truth = one_card_table(d, face, 30, false, glare, t);
+  vis_rect hyps[2] = {truth, truth};
+  hyps[1].center.x += 30;
+  *obj = NULL;
+  int n = 0;
+  assert_int_equal(vis__match(t, d->tpl, 5, hyps, 2, &params, NULL, obj, &n, NULL), TP_OK);
+  return n;
+}
+
 /* A card under a lamp's glare, lifted 0.55 of the way to white: past a
  * lift of 0.25 its face fits only at the bounds of L's gain and offset,
  * and at them no face explains enough of it: the card was lost. Fitted
@@ -271,13 +284,8 @@ static void test_washed_card(void **state) {
   deck d;
   make_deck(&d);
   vis__table t;
-  vis_rect truth = one_card_table(&d, 3, 30, false, 0.55, &t);
-  vis_rect hyps[2] = {truth, truth};
-  hyps[1].center.x += 30;
-  vis__object *obj = NULL;
-  int n = 0;
-  assert_int_equal(vis__match(&t, d.tpl, 5, hyps, 2, &params, NULL, &obj, &n, NULL), TP_OK);
-  assert_int_equal(n, 1);
+  vis__object *obj;
+  assert_int_equal(match_glared(&d, 3, 0.55, &t, &obj), 1);
   assert_int_equal(obj[0].face, 3);
   assert_true(hypot(obj[0].r_px.center.x - 250, obj[0].r_px.center.y - 200) < 1.0);
   assert_true(obj[0].offset[0] > 60.5); /* past the bounded fit's offset */
@@ -300,13 +308,8 @@ static void test_washed_above_gain_bound(void **state) {
   const double glares[2] = {0.44, 0.46};
   for (int i = 0; i < 2; i++) {
     vis__table t;
-    vis_rect truth = one_card_table(&d, 2, 30, false, glares[i], &t);
-    vis_rect hyps[2] = {truth, truth};
-    hyps[1].center.x += 30;
-    vis__object *obj = NULL;
-    int n = 0;
-    assert_int_equal(vis__match(&t, d.tpl, 5, hyps, 2, &params, NULL, &obj, &n, NULL), TP_OK);
-    assert_int_equal(n, 1);
+    vis__object *obj;
+    assert_int_equal(match_glared(&d, 2, glares[i], &t, &obj), 1);
     assert_int_equal(obj[0].face, 2);
     assert_true(obj[0].gain[0] > 0.505); /* over the strict bound */
     assert_true(obj[0].offset[0] > 60.5); /* fitted washed */

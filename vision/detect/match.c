@@ -2262,18 +2262,27 @@ static bool outline_all_round(const match_ctx *m, const hyp *h) {
 }
 
 
+/* The hand test (vis__occluded_card) of the probe's face at hypothesis
+ * h, logged as `what` when something hides part of it. */
+static bool hand_test(const match_ctx *m, const hyp *h, const vis__object *probe, int16_t n_acc,
+                      const char *what, vis__occluded_fit *of) {
+  bool card = vis__occluded_card(m->t, &m->tpl[probe->face], probe, NULL, 0, m->claim, n_acc,
+                                 m->mp->threads, of);
+  if (m->mp->log && of->hidden)
+    fprintf(m->mp->log,
+            "hyp at %.0f %.0f: %s %.2f hidden: face fit %.3f of %d worst %.3f ring "
+            "%.3f of %d, edge %.2f of %d (%d hidden)%s\n",
+            h->r.center.x, h->r.center.y, what, of->share, of->fit.score, of->fit.n,
+            of->fit.worst, of->fit.ring, of->fit.ring_n, of->edges, of->seen, of->occluded,
+            card ? ": a card" : "");
+  return card;
+}
+
 /* A card that shows no card frame may lie under a hand: its face is
  * judged on what the hand and its shadow leave (vis__occluded_card). */
 static int under_a_hand(const match_ctx *m, const hyp *h, vis__object *probe, int16_t n_acc) {
   vis__occluded_fit of;
-  bool card = vis__occluded_card(m->t, &m->tpl[probe->face], probe, NULL, 0, m->claim, n_acc,
-                                 m->mp->threads, &of);
-  if (m->mp->log && of.hidden)
-    fprintf(m->mp->log,
-            "hyp at %.0f %.0f: under a hand %.2f hidden: face fit %.3f of %d worst %.3f ring "
-            "%.3f of %d, edge %.2f of %d (%d hidden)%s\n",
-            h->r.center.x, h->r.center.y, of.share, of.fit.score, of.fit.n, of.fit.worst,
-            of.fit.ring, of.fit.ring_n, of.edges, of.seen, of.occluded, card ? ": a card" : "");
+  bool card = hand_test(m, h, probe, n_acc, "under a hand", &of);
   probe->hand_share = card ? (float)of.share : 0; /* at least OCC_MIN_SHARE */
   return card ? SHOWS_CARD : SHOWS_NO_CARD;
 }
@@ -2294,15 +2303,7 @@ static bool outline_under_hand(const match_ctx *m, const hyp *h, int16_t n_acc) 
       h->best.score < m->mp->min_ratio)
     return false;
   vis__occluded_fit of;
-  bool card = vis__occluded_card(m->t, &m->tpl[h->best.face], &h->best, NULL, 0, m->claim, n_acc,
-                                 m->mp->threads, &of);
-  if (m->mp->log && of.hidden)
-    fprintf(m->mp->log,
-            "hyp at %.0f %.0f: outline under a hand %.2f hidden: face fit %.3f worst %.3f ring "
-            "%.3f, edge %.2f of %d%s\n",
-            h->r.center.x, h->r.center.y, of.share, of.fit.score, of.fit.worst, of.fit.ring,
-            of.edges, of.seen, card ? ": a card" : "");
-  return card;
+  return hand_test(m, h, &h->best, n_acc, "outline under a hand", &of);
 }
 
 /* A card outside the object mask whose frame, off the objects on it,
