@@ -512,6 +512,59 @@ static void test_apparent_scale(void **state) {
   free_deck(&d);
 }
 
+/* Sums over n samples of photo = gain face + offset per channel, the
+ * face's values in face[0..n) (the same in every channel). */
+static void light_sums_of(const double *face, int n, const double gain[3],
+                          const double offset[3], double sums[4][3]) {
+  memset(sums, 0, sizeof(double[4][3]));
+  for (int k = 0; k < n; k++)
+    for (int c = 0; c < 3; c++) {
+      double f = face[k], o = gain[c] * f + offset[c];
+      sums[0][c] += o, sums[1][c] += f, sums[2][c] += f * f, sums[3][c] += o * f;
+    }
+}
+
+/* vis__light_fit, the matcher's and the hand test's shared light fit:
+ * light within its bounds is found as it is; beyond them each channel
+ * stops at its bound (L's gain 0.5-1.8 and offset +-l_offset_max, a and
+ * b's gain VIS__CHROMA_MIN-1.25, or down to vis__chroma_floor of L's
+ * when dim, and a tint of +-14 about grey); a face with no contrast
+ * (variance 4 or less) keeps a gain of 1. */
+static void test_light_fit_bounds(void **state) {
+  (void)state;
+  const double face[5] = {40, 80, 120, 160, 200};
+  double sums[4][3], gain[3], offset[3];
+  light_sums_of(face, 5, (double[3]){0.9, 1.1, 0.85}, (double[3]){10, -10, 20}, sums);
+  vis__light_fit((const double(*)[3])sums, 5, false, VIS__L_OFFSET_MAX, gain, offset);
+  const double want_gain[3] = {0.9, 1.1, 0.85}, want_offset[3] = {10, -10, 20};
+  for (int c = 0; c < 3; c++) {
+    assert_true(fabs(gain[c] - want_gain[c]) < 1e-9);
+    assert_true(fabs(offset[c] - want_offset[c]) < 1e-6);
+  }
+  /* a glare: L lifted past its bounds, a and b squashed and tinted */
+  light_sums_of(face, 5, (double[3]){0.3, 0.4, 0.4}, (double[3]){150, 120, 120}, sums);
+  vis__light_fit((const double(*)[3])sums, 5, false, VIS__L_OFFSET_MAX, gain, offset);
+  assert_true(gain[0] == VIS__L_GAIN_MIN && offset[0] == VIS__L_OFFSET_MAX);
+  assert_true(gain[1] == VIS__CHROMA_MIN && gain[2] == VIS__CHROMA_MIN);
+  assert_true(fabs(offset[1] - (128 * (1 - VIS__CHROMA_MIN) + VIS__TINT_MAX)) < 1e-9);
+  /* dim (and a washed bound of L's offset): a and b may follow L's gain down, to 0.6 of it */
+  vis__light_fit((const double(*)[3])sums, 5, true, 128.0, gain, offset);
+  assert_true(gain[0] == VIS__L_GAIN_MIN && fabs(offset[0] - 126.0) < 1e-9); /* within 128 */
+  assert_true(fabs(gain[1] - 0.4) < 1e-9 && fabs(gain[2] - 0.4) < 1e-9);
+  light_sums_of(face, 5, (double[3]){0.3, 0.2, 0.2}, (double[3]){150, 100, 100}, sums);
+  vis__light_fit((const double(*)[3])sums, 5, true, 128.0, gain, offset);
+  assert_true(fabs(gain[1] - vis__chroma_floor(VIS__L_GAIN_MIN)) < 1e-12); /* 0.3 */
+  /* too bright a light: L's gain stops at 1.8 */
+  light_sums_of(face, 5, (double[3]){2.5, 1, 1}, (double[3]){-200, 0, 0}, sums);
+  vis__light_fit((const double(*)[3])sums, 5, false, VIS__L_OFFSET_MAX, gain, offset);
+  assert_true(gain[0] == VIS__L_GAIN_MAX && offset[0] == -VIS__L_OFFSET_MAX);
+  /* a flat face: nothing to fit a gain to */
+  const double flat[3] = {100, 101, 100};
+  light_sums_of(flat, 3, (double[3]){0.7, 1, 1}, (double[3]){5, 0, 0}, sums);
+  vis__light_fit((const double(*)[3])sums, 3, false, VIS__L_OFFSET_MAX, gain, offset);
+  assert_true(gain[0] == 1.0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_template_build),
@@ -525,6 +578,7 @@ int main(void) {
       cmocka_unit_test(test_fractional_faces),
       cmocka_unit_test(test_looks_ahead),
       cmocka_unit_test(test_apparent_scale),
+      cmocka_unit_test(test_light_fit_bounds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

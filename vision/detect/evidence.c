@@ -192,7 +192,7 @@ void vis__face_fit_measure_occluded(const vis__table *t, const vis__template *tp
                                     const vis__object *o, const vis_rect *others, int n_others,
                                     const int16_t *claim, int16_t self, const vis__occluder *occ,
                                     int threads, vis__face_fit *ff) {
-  *ff = (vis__face_fit){0, 1, 1, 0, 0, 1};
+  *ff = (vis__face_fit){.score = 1, .worst = 1, .ring = 1};
   const double s = t->px_per_mm;
   fit_job job, *j = &job;
   fit_job_init(j, t, tp, o, others, n_others, claim, self, occ);
@@ -210,6 +210,7 @@ void vis__face_fit_measure_occluded(const vis__table *t, const vis__template *tp
       all.seen[k] += ta->seen[k], all.good[k] += ta->good[k];
   }
   ff->n = all.n;
+  ff->good = all.good_all;
   ff->ring_n = all.ring_n;
   if (ff->n) ff->score = (double)all.good_all / ff->n;
   if (ff->ring_n) ff->ring = (double)all.ring_good / ff->ring_n;
@@ -590,7 +591,7 @@ static void occ_open_flood(vis__occluder *oc, int *queue) {
  * mm high), far past VIS__OCC_SHADOW_MM, and darkens what lies in it as
  * a whole. From the occluder found (2), the flood goes on over the
  * card's cells that the face leaves unexplained and that are darker than
- * it predicts by OCC_SHADOW_DARK or more (vis__place_light_excess): a
+ * it predicts by OCC_SHADOW_DARK or more (vis__place_residual_excess): a
  * shadow joined to the hand (HUNT hard 3952: a spice bazaar 60 % visible
  * under a hand, refused without it). */
 #define OCC_SHADOW_DARK 4.0
@@ -598,8 +599,8 @@ static bool occ_shadowed(const vis__table *t, const vis__frame *f, const vis__fa
                          double tau, double x, double y) {
   if (!vis__frame_contains(f, x, y, 0)) return false;
   double excess;
-  return vis__place_residual(t, face, x, y) >= tau &&
-         vis__place_light_excess(t, face, x, y, &excess) && excess <= -OCC_SHADOW_DARK;
+  return vis__place_residual_excess(t, face, x, y, &excess) >= tau &&
+         excess <= -OCC_SHADOW_DARK;
 }
 
 static void occ_shadow_flood(const vis__table *t, const vis__frame *f,
@@ -707,13 +708,12 @@ int vis__occluder_find(const vis__table *t, const vis__template *tp, const vis__
  * pulled it to L's bounds (held-out 1500034: an adventure a under a
  * hand fitted at gain 0.50 and offset 60 where the other cards of the
  * scene fit at 0.74-0.86 and about 0; the rest then left a cell at 0.81
- * explained). Within the matcher's bounds (match.c fit_face: L's gain
- * 0.5-1.8 and offset +-60, or the washed fit's offset if o has one; a
- * and b's gain 0.8-1.25 and offset a tint of +-14 about grey). A lifted
- * face (the glare field) keeps its fit. */
+ * explained). Within the matcher's bounds (vis__light_fit, L's offset
+ * +-60 or the washed fit's if o has one). A lifted face (the glare
+ * field) keeps its fit. */
 #define OCC_REFITS 3
 typedef struct {
-  double n, f[3], p[3], ff[3], fp[3];
+  double n, s[4][3]; /* vis__light_fit's sums: photo, face, face^2, photo face */
 } light_sums;
 
 static void occ_light_sums(const vis__table *t, const fit_job *j, const vis__object *fit,
@@ -731,23 +731,9 @@ static void occ_light_sums(const vis__table *t, const fit_job *j, const vis__obj
       if (!all && vis__place_residual(t, &fp, x, y) >= FIT_TAU) continue;
       ls->n++;
       for (int c = 0; c < 3; c++)
-        ls->f[c] += f[c], ls->p[c] += p[c], ls->ff[c] += (double)f[c] * f[c],
-            ls->fp[c] += (double)f[c] * p[c];
+        ls->s[0][c] += p[c], ls->s[1][c] += f[c], ls->s[2][c] += (double)f[c] * f[c],
+            ls->s[3][c] += (double)f[c] * p[c];
     }
-}
-
-static void occ_light_from(const light_sums *ls, double l_offset_max, vis__object *fit) {
-  if (ls->n < 2) return;
-  for (int c = 0; c < 3; c++) {
-    double mf = ls->f[c] / ls->n, mp = ls->p[c] / ls->n;
-    double var = ls->ff[c] / ls->n - mf * mf, cov = ls->fp[c] / ls->n - mf * mp;
-    double g = var > 4 ? cov / var : 1;
-    double lo = c == 0 ? 0.5 : VIS__CHROMA_MIN, hi = c == 0 ? 1.8 : 1.25;
-    g = fmin(hi, fmax(lo, g));
-    double base = c == 0 ? 0 : 128 * (1 - g), lim = c == 0 ? l_offset_max : 14;
-    fit->gain[c] = g;
-    fit->offset[c] = fmin(base + lim, fmax(base - lim, mp - g * mf));
-  }
 }
 
 static void occ_refit_light(const vis__table *t, const vis__template *tp, const vis__object *o,
@@ -757,18 +743,13 @@ static void occ_refit_light(const vis__table *t, const vis__template *tp, const 
   if (o->lifted) return;
   fit_job job, *j = &job;
   fit_job_init(j, t, tp, o, others, n_others, claim, self, oc);
-  double l_offset_max = fmax(60.0, fabs(o->offset[0]));
+  double l_offset_max = fmax(VIS__L_OFFSET_MAX, fabs(o->offset[0]));
   light_sums ls;
   for (int pass = 0; pass < OCC_REFITS; pass++) {
     occ_light_sums(t, j, fit, pass == 0, &ls);
-    occ_light_from(&ls, l_offset_max, fit);
+    if (ls.n >= 2)
+      vis__light_fit((const double(*)[3])ls.s, ls.n, false, l_offset_max, fit->gain, fit->offset);
   }
-  /* least squares is not the matcher's count: the refit must explain
-   * more of the rest than o's own light does */
-  light_sums own;
-  occ_light_sums(t, j, fit, false, &ls);
-  occ_light_sums(t, j, o, false, &own);
-  if (ls.n <= own.n) *fit = *o;
 }
 
 bool vis__occluded_card(const vis__table *t, const vis__template *tp, const vis__object *o,
@@ -780,10 +761,17 @@ bool vis__occluded_card(const vis__table *t, const vis__template *tp, const vis_
   if (!of->hidden) return false;
   vis__object lit;
   occ_refit_light(t, tp, o, others, n_others, claim, self, &oc, &lit);
-  vis__face_fit all;
-  vis__face_fit_measure_occluded(t, tp, &lit, others, n_others, claim, self, NULL, threads, &all);
   vis__face_fit_measure_occluded(t, tp, &lit, others, n_others, claim, self, &oc, threads,
                                  &of->fit);
+  if (!o->lifted) {
+    /* least squares is not the matcher's count: the refit must explain
+     * more of the rest than o's own light does */
+    vis__face_fit own;
+    vis__face_fit_measure_occluded(t, tp, o, others, n_others, claim, self, &oc, threads, &own);
+    if (of->fit.good <= own.good) lit = *o, of->fit = own;
+  }
+  vis__face_fit all;
+  vis__face_fit_measure_occluded(t, tp, &lit, others, n_others, claim, self, NULL, threads, &all);
   of->share = all.n ? 1 - (double)of->fit.n / all.n : 0;
   of->edges = outline_edges(t, &o->r_px, others, n_others, claim, NULL, 0, &oc, &of->seen,
                             &of->weakest, &of->occluded);

@@ -514,24 +514,10 @@ static void list4(const packed *pk, const char *base, const int *at, int *q, int
   *n_ok = n;
 }
 
-#define L_GAIN_MIN 0.5   /* the lowest gain of L */
-#define L_OFFSET_MAX 60.0 /* L's offset within +-this */
+#define L_GAIN_MIN VIS__L_GAIN_MIN /* the lowest gain of L */
+#define L_OFFSET_MAX VIS__L_OFFSET_MAX
 #define WASHED_OFFSET_MAX 128.0 /* washed_card: a glare half way to white */
 #define CHROMA_MIN VIS__CHROMA_MIN /* the lowest gain of a and b: light changes colour little */
-#define DIM_CHROMA 0.6  /* FIT_DIM: a and b's lowest gain per unit of L's */
-
-/* fmax and fmin without the libm call (fit_and_count's bounds: 1.9 M
- * calls, about 15 M instructions of a 1080p frame). For numbers (no
- * NaN) the same value as glibc's on x86-64, which are maxsd and minsd:
- * the larger (smaller) one, and of two equal ones (+0 and -0) b. */
-static inline double max_of(double a, double b) { return a > b ? a : b; }
-static inline double min_of(double a, double b) { return a < b ? a : b; }
-
-/* The lowest gain of a and b a dimmed carpet's face may be fitted with,
- * for its gain of L gl (dim_carpet). */
-static double chroma_floor(double gl) {
-  return min_of(CHROMA_MIN, DIM_CHROMA * gl);
-}
 
 enum { FIT_BOUNDED, FIT_DIM, FIT_WASHED }; /* fit_and_count's modes */
 
@@ -540,7 +526,7 @@ enum { FIT_BOUNDED, FIT_DIM, FIT_WASHED }; /* fit_and_count's modes */
  * n_mask packed samples the fitted face explains and lists them in ok[]
  * (list positions, increasing): no tests per sample in the inner loops.
  * turned: the face turned (pk->at[1]); integral: the face's Lab is all
- * integers; mode FIT_DIM: a and b's gains may fall to DIM_CHROMA times L's
+ * integers; mode FIT_DIM: a and b's gains may fall to VIS__DIM_CHROMA times L's
  * (dim_carpet), FIT_WASHED: that and L's offset up to WASHED_OFFSET_MAX
  * (washed_card); so_fit: sample_sums of the fit list, or NULL. ok NULL: count
  * only. Either way four samples at a time. give_up >= 0: stop and return
@@ -584,22 +570,8 @@ static int fit_and_count(const packed *pk, const texel *tpl, bool integral,
   } else {
     fit_sums(pk, tpl, turned, fit, n_fit, false, true, true, sums);
   }
-  const double *so = sums[0], *sf = sums[1], *sff = sums[2], *sof = sums[3];
-  for (int c = 0; c < 3; c++) {
-    double n = n_fit > 1 ? n_fit : 1, mf = sf[c] / n, mo = so[c] / n;
-    double var = sff[c] / n - mf * mf, cov = sof[c] / n - mf * mo;
-    double g = var > 4 ? cov / var : 1;
-    /* light changes brightness a lot, colour (a, b around 128) little */
-    double lo = c == 0 ? L_GAIN_MIN : mode != FIT_BOUNDED ? chroma_floor(gain[0]) : CHROMA_MIN;
-    double hi = c == 0 ? 1.8 : 1.25;
-    g = min_of(hi, max_of(lo, g)); /* g is a number: var > 4, or 1 */
-    double off = mo - g * mf, base = c == 0 ? 0 : 128 * (1 - g);
-    double lim = c == 0 ? (mode == FIT_WASHED ? WASHED_OFFSET_MAX : L_OFFSET_MAX)
-                        : 14; /* a, b: tint only */
-    off = min_of(base + lim, max_of(base - lim, off));
-    gain[c] = g;
-    offset[c] = off;
-  }
+  vis__light_fit((const double(*)[3])sums, n_fit > 1 ? n_fit : 1, mode != FIT_BOUNDED,
+                 mode == FIT_WASHED ? WASHED_OFFSET_MAX : L_OFFSET_MAX, gain, offset);
   /* residual = |w0 o0 - (w0 g0 f0 + w0 off0)| + |o1 - (g1 f1 + off1)| + ...
    * (w o packed: pk->wlab) */
   const v4f g = {(float)gain[0] * channel_weight[0], (float)gain[1], (float)gain[2], 0};
@@ -746,7 +718,7 @@ static int fit_face(const match_ctx *m, const hyp *h, int valid, const double so
  * of it explained at a and b 0.80, 0.98 with a 0.43 and b 0.39 at a
  * gain of L of 0.50), yellow in 3180. So a carpet's face fitted at the
  * bound with a gain of L under it is fitted again with a and b free down
- * to chroma_floor (DIM_CHROMA of its gain of L, d93169b's CHROMA_LO), and
+ * to vis__chroma_floor (VIS__DIM_CHROMA of its gain of L, d93169b's CHROMA_LO), and
  * that fit is kept only when
  * - half of the carpet or more shows, or DIM_STRIP_MIN samples of it (a
  *   face with pale colours fits a few samples of anything; dim_shows),
@@ -831,7 +803,7 @@ static double joint_chroma(const match_ctx *m, const hyp *h, int valid, int f, b
  * bazaar's, desert's or adventure e's 0.70-0.83; 3163 3165 3089 palaces
  * and a lamp). So such a face is fitted again with L's offset up to
  * WASHED_OFFSET_MAX (g 0.5) and a and b's gains down with L's
- * (chroma_floor), when half of the card or more shows, and kept on the
+ * (vis__chroma_floor), when half of the card or more shows, and kept on the
  * dim carpet's tests (refit_light): the real
  * cards then explain 0.93-1.00 at offsets 67-112 and a and b gains
  * 0.30-0.65; without those tests a camel bazaar's face fitted onto cream
@@ -865,7 +837,7 @@ static bool fitted_washed(const vis__object *o) {
 
 /* joint_chroma's verdict known before the refit, from the bounded fit's
  * sums over the same valid samples (fit_face's): true when it is sure to
- * be at most chroma_floor of any gain of L + 0.01, so that refit_light
+ * be at most vis__chroma_floor of any gain of L + 0.01, so that refit_light
  * would keep nothing whatever the refit explains. Of the dim and washed
  * refits of a 1080p frame (scripts/callgrind-bench's scene) 28 990 of
  * 29 456 were so (the face's colours squashed to nothing: a look-alike
@@ -892,7 +864,7 @@ static bool chroma_surely_pale(const match_ctx *m, const hyp *h, int f, int vali
     sxx -= cx, sxy -= cxy, err += cxy;
   }
   if (sxx <= 0) return true; /* joint_chroma 0 */
-  double bar = chroma_floor(L_GAIN_MIN) + 0.01 - 1e-9; /* a gain of L >= L_GAIN_MIN */
+  double bar = vis__chroma_floor(L_GAIN_MIN) + 0.01 - 1e-9; /* a gain of L >= L_GAIN_MIN */
   return sxy + ldexp(err, -20) < bar * sxx;
 }
 
@@ -900,7 +872,7 @@ static bool chroma_surely_pale(const match_ctx *m, const hyp *h, int f, int vali
  * bounds cannot follow (mode FIT_DIM: dim_carpet; FIT_WASHED:
  * washed_card): when that fit explains more than bar (the bounded fit's
  * count, or give_up) and DIM_MIN_SCORE of what shows, and the photo's a
- * and b follow the face's (joint_chroma over chroma_floor), its count,
+ * and b follow the face's (joint_chroma over vis__chroma_floor), its count,
  * gain and offset go to o; else o stays as it is. bounded: the bounded
  * fit's first sums (chroma_surely_pale). */
 static void refit_light(const match_ctx *m, const hyp *h, int valid, const double so[3],
@@ -911,7 +883,7 @@ static void refit_light(const match_ctx *m, const hyp *h, int valid, const doubl
   double gain[3], offset[3], sums[4][3];
   int n = fit_face(m, h, valid, so, o->face, o->flipped, coarse, mode, bar, gain, offset, sums);
   if (n <= bar ||
-      joint_chroma(m, h, valid, o->face, o->flipped) <= chroma_floor(gain[0]) + 0.01)
+      joint_chroma(m, h, valid, o->face, o->flipped) <= vis__chroma_floor(gain[0]) + 0.01)
     return;
   o->explained = n;
   memcpy(o->gain, gain, sizeof gain);
@@ -5451,25 +5423,40 @@ static bool place_texel(const vis__table *t, const vis__face_place *p, double x,
   return vis__table_lab(t, x, y, lab);
 }
 
-double vis__place_residual(const vis__table *t, const vis__face_place *p, double x, double y) {
+/* p's face at texel (i, j) against the photo's Lab there: the residual,
+ * and in *l_excess (unless NULL) the photo's L minus the face's. Inline,
+ * so vis__place_residual (the face fits' hot path) does not pay for the
+ * excess. */
+static inline double texel_residual(const vis__face_place *p, int i, int j, const float lab[3],
+                                    double *l_excess) {
   const vis__template *tp = p->tp;
   const vis__object *o = p->o;
-  int i, j;
-  float lab[3];
-  if (!place_texel(t, p, x, y, &i, &j, lab)) return -1;
   const float *f = tp->lab + 3 * ((size_t)j * tp->w + i);
-  double r = 0;
+  double r = 0, l_face = 0;
   if (o->lifted) {
     double g = o->lift[(j * LIFT_CELLS_Y / tp->h) * LIFT_CELLS_X + i * LIFT_CELLS_X / tp->w];
     for (int c = 0; c < 3; c++) {
       double pc = o->gain[c] * f[c] + o->offset[c];
-      r += channel_weight[c] * fabs(lab[c] - (pc + g * (lift_white[c] - pc)));
+      pc = pc + g * (lift_white[c] - pc);
+      r += channel_weight[c] * fabs(lab[c] - pc);
+      if (c == 0) l_face = pc;
     }
-    return r;
+  } else {
+    for (int c = 0; c < 3; c++) {
+      double pc = o->gain[c] * f[c] + o->offset[c];
+      r += channel_weight[c] * fabs(lab[c] - pc);
+      if (c == 0) l_face = pc;
+    }
   }
-  for (int c = 0; c < 3; c++)
-    r += channel_weight[c] * fabs(lab[c] - (o->gain[c] * f[c] + o->offset[c]));
+  if (l_excess) *l_excess = lab[0] - l_face;
   return r;
+}
+
+double vis__place_residual(const vis__table *t, const vis__face_place *p, double x, double y) {
+  int i, j;
+  float lab[3];
+  if (!place_texel(t, p, x, y, &i, &j, lab)) return -1;
+  return texel_residual(p, i, j, lab, NULL);
 }
 
 bool vis__place_pair(const vis__table *t, const vis__face_place *p, double x, double y,
@@ -5480,21 +5467,12 @@ bool vis__place_pair(const vis__table *t, const vis__face_place *p, double x, do
   return true;
 }
 
-int vis__place_light_excess(const vis__table *t, const vis__face_place *p, double x, double y,
-                            double *excess) {
-  const vis__template *tp = p->tp;
-  const vis__object *o = p->o;
+double vis__place_residual_excess(const vis__table *t, const vis__face_place *p, double x,
+                                  double y, double *l_excess) {
   int i, j;
   float lab[3];
-  if (!place_texel(t, p, x, y, &i, &j, lab)) return 0;
-  const float *f = tp->lab + 3 * ((size_t)j * tp->w + i);
-  double pc = o->gain[0] * f[0] + o->offset[0];
-  if (o->lifted) {
-    double g = o->lift[(j * LIFT_CELLS_Y / tp->h) * LIFT_CELLS_X + i * LIFT_CELLS_X / tp->w];
-    pc += g * (lift_white[0] - pc);
-  }
-  *excess = lab[0] - pc;
-  return 1;
+  if (!place_texel(t, p, x, y, &i, &j, lab)) return -1;
+  return texel_residual(p, i, j, lab, l_excess);
 }
 
 double vis__object_residual(const vis__table *t, const vis__template *tp,

@@ -58,11 +58,11 @@ vis__penumbra vis__penumbra_reading(const vis__table *t, double corner_mm,
         third = vis__frame_contains(&others[k], x, y, 2 * s);
       if (third) continue;
       double e;
-      if (in_a && vis__place_light_excess(t, carpet, x, y, &e)) {
+      if (in_a && vis__place_residual_excess(t, carpet, x, y, &e) >= 0) {
         if (near_b) add_sample(&p.n_carpet, &p.on_carpet, e);
         if (far_b) add_sample(&p.n_carpet_far, &p.on_carpet_far, e);
       }
-      if (in_b && vis__place_light_excess(t, card, x, y, &e)) {
+      if (in_b && vis__place_residual_excess(t, card, x, y, &e) >= 0) {
         if (near_a) add_sample(&p.n_card, &p.on_card, e);
         if (far_a) add_sample(&p.n_card_far, &p.on_card_far, e);
       }

@@ -393,6 +393,52 @@ typedef struct {
  * and the photo's a and b follow the face's). */
 #define VIS__CHROMA_MIN 0.8
 
+/* The matcher's bounds of a face's light (photo = gain face + offset per
+ * Lab channel): light changes brightness a lot, colour (a, b around 128)
+ * little. */
+#define VIS__L_GAIN_MIN 0.5
+#define VIS__L_GAIN_MAX 1.8
+#define VIS__L_OFFSET_MAX 60.0 /* L's offset within +-this (but a washed card's) */
+#define VIS__CHROMA_MAX 1.25
+#define VIS__TINT_MAX 14.0   /* a and b's offset: a tint within +-this about grey */
+#define VIS__DIM_CHROMA 0.6  /* dim: a and b's lowest gain per unit of L's */
+
+/* fmax and fmin without the libm call (the matcher's light fits: 1.9 M
+ * calls, about 15 M instructions of a 1080p frame). For numbers (no NaN)
+ * the same value as glibc's on x86-64, which are maxsd and minsd: the
+ * larger (smaller) one, and of two equal ones (+0 and -0) b. */
+static inline double vis__max_of(double a, double b) { return a > b ? a : b; }
+static inline double vis__min_of(double a, double b) { return a < b ? a : b; }
+
+/* The lowest gain of a and b a dimmed carpet's face may be fitted with,
+ * for its gain of L gl (match.c dim_carpet). */
+static inline double vis__chroma_floor(double gl) {
+  return vis__min_of(VIS__CHROMA_MIN, VIS__DIM_CHROMA * gl);
+}
+
+/* A face's light by least squares per channel, within the bounds above,
+ * from the sums over n samples (n >= 1) of the photo o, the face f, f*f
+ * and o*f (sums[0..3][channel]). dim: a and b's gains may fall to
+ * vis__chroma_floor of L's; l_offset_max: L's offset within +-this.
+ * Inline: the matcher's hot path (fit_and_count) and the hand test's
+ * light refit (evidence.c) share it, so their bounds cannot part. */
+static inline void vis__light_fit(const double sums[4][3], double n, bool dim,
+                                  double l_offset_max, double gain[3], double offset[3]) {
+  const double *so = sums[0], *sf = sums[1], *sff = sums[2], *sof = sums[3];
+  for (int c = 0; c < 3; c++) {
+    double mf = sf[c] / n, mo = so[c] / n;
+    double var = sff[c] / n - mf * mf, cov = sof[c] / n - mf * mo;
+    double g = var > 4 ? cov / var : 1;
+    double lo = c == 0 ? VIS__L_GAIN_MIN : dim ? vis__chroma_floor(gain[0]) : VIS__CHROMA_MIN;
+    double hi = c == 0 ? VIS__L_GAIN_MAX : VIS__CHROMA_MAX;
+    g = vis__min_of(hi, vis__max_of(lo, g)); /* g is a number: var > 4, or 1 */
+    double off = mo - g * mf, base = c == 0 ? 0 : 128 * (1 - g);
+    double lim = c == 0 ? l_offset_max : VIS__TINT_MAX;
+    gain[c] = g;
+    offset[c] = vis__min_of(base + lim, vis__max_of(base - lim, off));
+  }
+}
+
 /* Under this many samples (on the matcher's grid) where a card's face and
  * its runner-up's differ, what shows cannot tell them apart. */
 enum { VIS__TELL_MIN_SAMPLES = 15 };
@@ -522,10 +568,11 @@ double vis__place_residual(const vis__table *t, const vis__face_place *p, double
  * photo's Lab at table pixel (x, y); false off the face or the table. */
 bool vis__place_pair(const vis__table *t, const vis__face_place *p, double x, double y,
                      float face[3], float photo[3]);
-/* The pixel's lightness (Lab L) minus what the placed face predicts there:
- * negative in a shadow. 0 (nothing written) outside the face. */
-int vis__place_light_excess(const vis__table *t, const vis__face_place *p, double x, double y,
-                            double *excess);
+/* vis__place_residual's residual (< 0 outside the face), and in
+ * *l_excess the pixel's lightness (Lab L) minus what the placed face
+ * predicts there: negative in a shadow. One texel lookup for both. */
+double vis__place_residual_excess(const vis__table *t, const vis__face_place *p, double x,
+                                  double y, double *l_excess);
 
 
 /* ---- the shadow at a contact (penumbra.c) ---- */
@@ -600,6 +647,7 @@ typedef struct {
   int cells;    /* cells seen well enough to judge (a third of their samples) */
   int ring_n;   /* samples on the frame */
   double ring;  /* of those, the fraction the face explains; 1 if none */
+  int good;     /* samples the face explains */
 } vis__face_fit;
 
 /* Samples are left out where one of `others` (grown by 1 mm) lies, or,
