@@ -27,6 +27,12 @@
 #   That corner's samples fell in the card's rounded-off corner, where the
 #   green carpet beneath shows: 10 : 0 for "green on top", so green got the
 #   adventure D (truth: no card). ON_NONE: carpets that must lie on no card.
+#   2 831 hard at the Pi camera's 1920x1080: round 1, flight 3, the blue
+#   carpet just landed on the desert (the layout's cards taken in flights
+#   1-2 removed); beige cloth with a blue grid, so neither the desert nor
+#   the carpet is in the object mask, and LSD looked only around the three
+#   other cards: the carpet was not seen and the desert taken as gone.
+#   ON: "carpet card": a carpet that must lie on that reference card.
 . "$TEPPICH_SOURCE_DIR/tests/e2e/lib.sh"
 T=$TEPPICH_TMP
 REF_FRAMES=$1
@@ -48,6 +54,11 @@ check() {
     sed -n "/$f: /,\$p" "$T/out" | grep -Eq "^  carpet $c " ||
       fail "game $seed $f: the $c carpet was not found"
   done
+  if [ -n "${ON:-}" ]; then
+    set -- $ON
+    sed -n "/$f: /,\$p" "$T/out" | grep -Eq "^  carpet $1 .* on $2( uncertain:.*)?\$" ||
+      fail "game $seed $f: the $1 carpet must lie on card $2 (alone)"
+  fi
   for c in ${ON_NONE:-}; do
     sed -n "/$f: /,\$p" "$T/out" | grep -Eq "^  carpet $c .* on( uncertain:.*)?\$" ||
       fail "game $seed $f: the $c carpet must lie on no card"
@@ -57,4 +68,5 @@ check() {
 check 3 696 hard 960x540 116 207 red green blue
 REMOVE=0,1,2,3,4,6,8,10 check 4 697 hard 960x540 19 134 green yellow blue red
 ON_NONE=green check 4 751 normal 960x540 364 443 red blue green
+REMOVE=1,2,3,7,8,9,10,11 ON="blue 0" check 2 831 hard 1920x1080 17 86 blue
 finish

@@ -1478,7 +1478,7 @@ tp_status vis_analyze(vis_analyzer *an, const tp_image *rgb,
   vis__match_params mp = vis__analyzer_match_params(an, 35);
   photo_looks looks = {an, &t, &mp, NULL};
   const vis__outline_hook hook = {look_ahead, &looks};
-  if (!st) st = vis__hypotheses(&t, sizes, same ? 1 : 2, &hook, &hyps, &n_hyps, err);
+  if (!st) st = vis__hypotheses(&t, sizes, same ? 1 : 2, NULL, 0, &hook, &hyps, &n_hyps, err);
   if (!st && an->s.debug_dir) debug_dump(an, &t, hyps, n_hyps);
   res->profile.detect_ms = vis__now_ms() - t1;
   t1 = vis__now_ms();

@@ -410,10 +410,11 @@ static void edge_hypotheses(const vis__table *t, const double (*sizes)[2], int n
 }
 
 /* The box (x0, y0, x1, y1 table px) around the outlines of at least
- * `share` of a card's area, grown by the longest side; `whole` (the whole
- * table) when there are none. */
+ * `share` of a card's area and the known places (if any outline is), grown
+ * by the longest side; `whole` (the whole table) when there are none. */
 static void objects_box(const vis__table *t, const double *pts, const int *counts,
-                        int n_poly, const double (*sizes)[2], int n_sizes, double share,
+                        int n_poly, const vis_rect *places, int n_places,
+                        const double (*sizes)[2], int n_sizes, double share,
                         const int whole[4], int roi[4]) {
   double min_area = sizes[0][0] * sizes[0][1], grow = 0;
   for (int k = 0; k < n_sizes; k++) {
@@ -437,6 +438,12 @@ static void objects_box(const vis__table *t, const double *pts, const int *count
     memcpy(roi, whole, 4 * sizeof *roi);
     return;
   }
+  for (int i = 0; i < n_places; i++) {
+    vis_pt c[4];
+    vis_rect_corners(&places[i], c);
+    for (int k = 0; k < 4; k++)
+      x0 = fmin(x0, c[k].x), y0 = fmin(y0, c[k].y), x1 = fmax(x1, c[k].x), y1 = fmax(y1, c[k].y);
+  }
   roi[0] = (int)fmax(0, floor(x0 - grow));
   roi[1] = (int)fmax(0, floor(y0 - grow));
   roi[2] = (int)fmin(t->rgb.width, ceil(x1 + grow));
@@ -452,6 +459,12 @@ static void objects_box(const vis__table *t, const double *pts, const int *count
  * frame 48). The mask's noise and a marker's quiet zone stay near 1 %. */
 #define BOX_SHARE 0.1
 #define BOX_PIECE_SHARE 0.02
+/* The known places (the watch's layout cards) widen the box too: a card
+ * and the carpet on it can both be missing from the mask, where the
+ * cloth's colours are theirs. Rendered hard game 2:831 at 1920x1080,
+ * frame 86: a desert on beige cloth with a blue grid, under a blue carpet,
+ * a box around the three cards left elsewhere, and LSD never looked at
+ * them; from scratch, LSD over the whole table finds the carpet. */
 
 /* The band's width: half the longest side. A card cut by the box lies
  * mostly inside it when it lies near the layout at all. */
@@ -546,9 +559,10 @@ static int hook_workers(int threads, bool beside) {
   return beside ? threads - 1 : 1;
 }
 
-tp_status vis__hypotheses(const vis__table *t, const double (*sizes)[2],
-                          int n_sizes, const vis__outline_hook *hook, vis_rect **out,
-                          int *n_out, tp_error *err) {
+tp_status vis__hypotheses(const vis__table *t, const double (*sizes)[2], int n_sizes,
+                          const vis_rect *places, int n_places,
+                          const vis__outline_hook *hook, vis_rect **out, int *n_out,
+                          tp_error *err) {
   *out = NULL;
   *n_out = 0;
   double *pts = NULL;
@@ -563,8 +577,9 @@ tp_status vis__hypotheses(const vis__table *t, const double (*sizes)[2],
    * order either way (outline corners first), so the result is the same */
   const int whole[4] = {0, 0, t->rgb.width, t->rgb.height};
   int box[4], pieces[4];
-  objects_box(t, pts, counts, n_poly, sizes, n_sizes, BOX_SHARE, whole, box);
-  objects_box(t, pts, counts, n_poly, sizes, n_sizes, BOX_PIECE_SHARE, box, pieces);
+  objects_box(t, pts, counts, n_poly, places, n_places, sizes, n_sizes, BOX_SHARE, whole, box);
+  objects_box(t, pts, counts, n_poly, places, n_places, sizes, n_sizes, BOX_PIECE_SHARE, box,
+              pieces);
   lsd_all_job lsd;
   lsd_all_prepare(t, min_w, box, pieces, band_px(sizes, n_sizes), t->threads - 1, &lsd);
   pthread_t tid;

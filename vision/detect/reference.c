@@ -1053,25 +1053,31 @@ static tp_status hypotheses(frame *fr, vis__table *t, const vis__match_params *m
   tp_status st = vis__object_mask(t, vis__analyzer_object_hist(fr->an), err);
   if (!st)
     st = cvw_mask_fill_holes(&t->object, 0.5 * sizes[0][0] * sizes[0][1], err);
+  vis_rect *places = malloc(sizeof *places * (size_t)(fr->ref->n + 1));
+  int n_places = 0;
+  if (!places && !st) st = tp_error_set(err, TP_ERR_NOMEM, "out of memory for the hypotheses");
+  for (int i = 0; places && i < fr->ref->n; i++)
+    if (fr->ref->cards[i].present)
+      places[n_places++] = vis__rect_mm_to_px(t, &fr->ref->cards[i].rect);
   early_shares es = {.fr = fr, .t = t, .mp = mp, .err = err};
   const vis__outline_hook hook = {measure_outline_shares, &es};
-  if (!st) st = vis__hypotheses(t, sizes, same ? 1 : 2, &hook, hyps, n_hyps, err);
+  if (!st)
+    st = vis__hypotheses(t, sizes, same ? 1 : 2, places, n_places, &hook, hyps, n_hyps, err);
   if (!st && !es.done) measure_outline_shares(&es, *hyps, 0, t->threads);
   if (!st) st = es.st;
   if (!st) st = drop_by_shares(fr, t, &es, *hyps, n_hyps, err);
   free(es.changed);
   free(es.unchanged);
   *ahead = es.ahead;
-  if (st) return st;
-  vis_rect *more =
-      realloc(*hyps, sizeof **hyps * (size_t)(*n_hyps + fr->ref->n + 1));
-  if (!more)
-    return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the hypotheses");
-  *hyps = more;
-  for (int i = 0; i < fr->ref->n; i++)
-    if (fr->ref->cards[i].present)
-      more[(*n_hyps)++] = vis__rect_mm_to_px(t, &fr->ref->cards[i].rect);
-  return TP_OK;
+  vis_rect *more = st ? NULL : realloc(*hyps, sizeof **hyps * (size_t)(*n_hyps + n_places + 1));
+  if (!more && !st) st = tp_error_set(err, TP_ERR_NOMEM, "out of memory for the hypotheses");
+  if (more) {
+    *hyps = more;
+    memcpy(more + *n_hyps, places, sizeof *places * (size_t)n_places);
+    *n_hyps += n_places;
+  }
+  free(places);
+  return st;
 }
 
 /* The reference slot of a card's patch, -1 for a deck face. */

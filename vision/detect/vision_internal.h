@@ -216,11 +216,14 @@ typedef struct {
 /* Rectangle hypotheses (table pixels) from the object mask's outline:
  * every perpendicular pair of outline edges gives a corner, and with a
  * known size (sizes_px: n_sizes pairs of w, h) a whole rectangle. *out is
- * malloc'd. Near-duplicates are merged. hook: NULL, or called once the
- * outline corners are listed (above). */
-tp_status vis__hypotheses(const vis__table *t, const double (*sizes_px)[2],
-                          int n_sizes, const vis__outline_hook *hook, vis_rect **out,
-                          int *n_out, tp_error *err);
+ * malloc'd. Near-duplicates are merged. places[0..n_places-1] (table
+ * pixels; NULL, 0 for none): where cards are known to lie, looked at for
+ * straight edges even where the mask shows nothing. hook: NULL, or called
+ * once the outline corners are listed (above). */
+tp_status vis__hypotheses(const vis__table *t, const double (*sizes_px)[2], int n_sizes,
+                          const vis_rect *places, int n_places,
+                          const vis__outline_hook *hook, vis_rect **out, int *n_out,
+                          tp_error *err);
 
 /* A carpet's depth into a card within the pose error of the rules' contact
  * depth (geom.c), and the reason told then ("it barely touches the lamp
