@@ -5432,21 +5432,15 @@ static inline double texel_residual(const vis__face_place *p, int i, int j, cons
   const vis__template *tp = p->tp;
   const vis__object *o = p->o;
   const float *f = tp->lab + 3 * ((size_t)j * tp->w + i);
+  double g = 0; /* the lift's share of white */
+  if (o->lifted)
+    g = o->lift[(j * LIFT_CELLS_Y / tp->h) * LIFT_CELLS_X + i * LIFT_CELLS_X / tp->w];
   double r = 0, l_face = 0;
-  if (o->lifted) {
-    double g = o->lift[(j * LIFT_CELLS_Y / tp->h) * LIFT_CELLS_X + i * LIFT_CELLS_X / tp->w];
-    for (int c = 0; c < 3; c++) {
-      double pc = o->gain[c] * f[c] + o->offset[c];
-      pc = pc + g * (lift_white[c] - pc);
-      r += channel_weight[c] * fabs(lab[c] - pc);
-      if (c == 0) l_face = pc;
-    }
-  } else {
-    for (int c = 0; c < 3; c++) {
-      double pc = o->gain[c] * f[c] + o->offset[c];
-      r += channel_weight[c] * fabs(lab[c] - pc);
-      if (c == 0) l_face = pc;
-    }
+  for (int c = 0; c < 3; c++) {
+    double pc = o->gain[c] * f[c] + o->offset[c];
+    if (o->lifted) pc += g * (lift_white[c] - pc);
+    r += channel_weight[c] * fabs(lab[c] - pc);
+    if (c == 0) l_face = pc;
   }
   if (l_excess) *l_excess = lab[0] - l_face;
   return r;
