@@ -971,6 +971,8 @@ static void to_obs(const vis_result *r, const layout_ref *lr, int64_t frame,
     o->x_mm = c->rect.center.x;
     o->y_mm = c->rect.center.y;
     o->angle_deg = c->rect.angle_deg;
+    o->has_visible = true;
+    o->visible_fraction = c->visible_fraction;
     for (int k = 0; k < c->n_on_cards; k++) {
       int i_card = c->on_cards[k];
       if (i_card < 0 || i_card >= r->n_cards || i_card >= VIS_MAX_CARDS_IN_OBS ||

@@ -145,6 +145,9 @@ tp_status wch_confirm(wch *w, const wch_obs *obs, bool *corrected,
                       tp_error *err) {
   if (corrected) *corrected = false;
   if (!w->confirming || !w->before_flight) return TP_OK;
+  wch_obs shown = *obs;
+  wch__hide_stray_slivers(w, &shown);
+  obs = &shown;
   wch__landings seen;
   landings_before_flight(w, obs, &seen);
   add_votes(w, obs, &seen);

@@ -69,6 +69,9 @@ static tp_status parse_carpets(const cJSON *arr, const char *name,
       return bad(name, "a carpet without colour and center_mm", err);
     strcpy(o->colour, col->valuestring);
     o->angle_deg = get_num(c, "angle_deg", 90);
+    o->visible_fraction = get_num(c, "visible_fraction", -1);
+    o->has_visible = o->visible_fraction >= 0 && o->visible_fraction <= 1;
+    if (!o->has_visible) o->visible_fraction = 0;
     const cJSON *on = cJSON_GetObjectItemCaseSensitive(c, "on_cards"), *v;
     cJSON_ArrayForEach(v, on) {
       if (!cJSON_IsNumber(v) || v->valuedouble < 0 ||
@@ -211,6 +214,7 @@ char *wch_obs_to_json(const wch_obs *obs) {
     double xy[2] = {c->x_mm, c->y_mm};
     cJSON_AddItemToObject(j, "center_mm", cJSON_CreateDoubleArray(xy, 2));
     cJSON_AddNumberToObject(j, "angle_deg", c->angle_deg);
+    if (c->has_visible) cJSON_AddNumberToObject(j, "visible_fraction", c->visible_fraction);
     cJSON_AddItemToObject(j, "on_cards",
                           cJSON_CreateIntArray(c->on_cards, c->n_on_cards));
     add_flagged_cards(j, "uncertain_on", c, c->on_uncertain);

@@ -79,6 +79,9 @@ typedef struct {
   /* carpets of this observation (indices) seen lying on top of this one */
   int n_under;
   int under[WCH_MAX_OBS_CARPETS];
+  /* the share of the carpet the eyes saw (0..1), when they said */
+  bool has_visible;
+  double visible_fraction;
 } wch_carpet_obs;
 
 typedef struct {

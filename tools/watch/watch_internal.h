@@ -212,6 +212,10 @@ void wch__landings_from(wch *w, const wch_obs *obs);
 void wch__landings_seen(const wch *w, const wch__known *known,
                         const wch_obs *obs, wch__landings *out);
 bool wch__carpet_in(const wch_obs *obs, const char *colour);
+/* Takes out of obs each landed carpet seen only as a sliver away from
+ * where it was last seen, with a later carpet over that place: it is
+ * hidden there (controller.c, stray_sliver). */
+void wch__hide_stray_slivers(const wch *w, wch_obs *obs);
 void wch__remember_flight_carpets(wch *w, const wch_obs *obs);
 
 /* answers.c */
