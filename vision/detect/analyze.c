@@ -275,14 +275,6 @@ static int rug_samples_shown(const vis_analyzer *an, const vis__table *t, const 
 
 /* ---------------------------------------------------------- results */
 
-/* What the pixels of one overlap show. */
-typedef struct {
-  int n;       /* samples looked at */
-  int on_top;  /* samples where the carpet's face shows */
-  int under;   /* samples where the other's face shows */
-  int hidden;  /* samples where a third object's face shows */
-} evidence;
-
 /* Residual of a placed face at table pixel (x, y); a big number outside it. */
 static double residual_at(const vis__table *t, const vis__face_place *p, double x, double y) {
   double r = vis__place_residual(t, p, x, y);
@@ -293,10 +285,10 @@ static double residual_at(const vis__table *t, const vis__face_place *p, double 
  * sample goes to the object whose face explains it clearly best among all
  * objects lying there: a third carpet on top of the overlap takes its
  * samples away instead of voting at random. */
-static evidence overlap_evidence(const vis_analyzer *an, const vis__table *t,
-                                 const vis__object *obj, int n_obj, int a, int b,
-                                 double tau, double step) {
-  evidence e = {0, 0, 0, 0};
+static vis__evidence overlap_evidence(const vis_analyzer *an, const vis__table *t,
+                                      const vis__object *obj, int n_obj, int a, int b,
+                                      double tau, double step) {
+  vis__evidence e = {0, 0, 0, 0};
   vis_pt c[4];
   vis_rect_corners(&obj[a].r_px, c);
   double x0 = c[0].x, x1 = c[0].x, y0 = c[0].y, y1 = c[0].y;
@@ -349,13 +341,6 @@ static vis__penumbra contact_penumbra(const vis_analyzer *an, const vis__table *
   return vis__penumbra_reading(t, an->deck->corner_mm, &pa, &pb, others, n_others);
 }
 
-/* The pixels decide when enough of them tell one story. */
-enum { EVIDENCE_MIN_DECIDED = 8 };
-static bool evidence_clear(int on_top, int under) {
-  int decided = on_top + under;
-  return decided >= EVIDENCE_MIN_DECIDED && (on_top >= 3 * under || under >= 3 * on_top);
-}
-
 /* The evidence of one overlap, sampled about every millimetre (*mm), and
  * the one that decides it (returned): where the millimetre grid holds too
  * few decided samples, every pixel of the rectified table, which is
@@ -365,13 +350,13 @@ static bool evidence_clear(int on_top, int under) {
  * outlines, 6 : 0 under, and was taken as lying on it; its 29 pixels say
  * 24 : 0 (tuning easy 3024). Only the decision of that overlap takes the
  * pixels: pooling over a carpet's cards and the few-samples guard of
- * decides_alone count millimetres. */
-static evidence deciding_evidence(const vis_analyzer *an, const vis__table *t,
-                                  const vis__object *obj, int n_obj, int a, int b, double tau,
-                                  evidence *mm) {
+ * vis__decides_alone count millimetres. */
+static vis__evidence deciding_evidence(const vis_analyzer *an, const vis__table *t,
+                                       const vis__object *obj, int n_obj, int a, int b,
+                                       double tau, vis__evidence *mm) {
   const double mm_step_px = fmax(1, t->px_per_mm); /* one millimetre in pixels */
   *mm = overlap_evidence(an, t, obj, n_obj, a, b, tau, mm_step_px);
-  if (mm->on_top + mm->under >= EVIDENCE_MIN_DECIDED || mm_step_px <= 1) return *mm;
+  if (mm->on_top + mm->under >= VIS__EVIDENCE_MIN_DECIDED || mm_step_px <= 1) return *mm;
   return overlap_evidence(an, t, obj, n_obj, a, b, tau, 1);
 }
 
@@ -404,36 +389,11 @@ static bool reaches_into(const vis_settings *s, double corner_mm, double scale, 
   return false;
 }
 
-/* A card's own overlap decides for itself when it shows clearly, unless
- * the carpet's other card overlaps clearly say the opposite and it rests
- * on few samples: a card a tenth visible under three carpets showed 9 of
- * its samples against 1 inside the bottom carpet (its frame beside that
- * carpet's white border; the rest of the overlap hidden by the other two),
- * while the carpet's other card showed it on top 29 : 0 (tuning normal
- * 3121: taken as under, truth on). own: the overlap's deciding evidence,
- * own_mm: its millimetre samples, which the sums count (deciding_evidence). */
-enum { OWN_AGAINST_POOL = 24 };
-/* Nor does it decide against a rest that shows more than three times as
- * many samples: HUNT normal 3710's blue, slid under the layout, showed 39
- * "on" samples to 4 in the part of its treasure overlap that the three
- * carpets on it did not hide (975 of 1120 hidden), against 26 : 189
- * under its palace. */
-enum { OWN_SHARE_OF_REST = 3 };
-static bool decides_alone(const evidence *own, const evidence *own_mm, int sum_on,
-                          int sum_under) {
-  if (!evidence_clear(own->on_top, own->under)) return false;
-  int rest_on = sum_on - own_mm->on_top, rest_under = sum_under - own_mm->under;
-  bool rest_disagrees = evidence_clear(rest_on, rest_under) &&
-                        (rest_on > rest_under) != (own->on_top > own->under);
-  int own_n = own_mm->on_top + own_mm->under, rest_n = rest_on + rest_under;
-  return !rest_disagrees || (own_n >= OWN_AGAINST_POOL && OWN_SHARE_OF_REST * own_n >= rest_n);
-}
-
 /* Neither the overlap nor the carpet's pooled card overlaps hold enough
- * decided samples to tell anything (evidence_clear's minimum). */
-static bool nothing_decided(const evidence *own, int sum_on, int sum_under) {
-  return own->on_top + own->under < EVIDENCE_MIN_DECIDED &&
-         sum_on + sum_under < EVIDENCE_MIN_DECIDED;
+ * decided samples to tell anything (vis__evidence_clear's minimum). */
+static bool nothing_decided(const vis__evidence *own, int sum_on, int sum_under) {
+  return own->on_top + own->under < VIS__EVIDENCE_MIN_DECIDED &&
+         sum_on + sum_under < VIS__EVIDENCE_MIN_DECIDED;
 }
 
 /* TEPPICH_DEBUG_DIR: the path of the debug file name, into path. */
@@ -455,8 +415,9 @@ static FILE *debug_open(const vis_analyzer *an, const char *name, const char *mo
  * to see why a carpet was taken as on or under what it meets; pn (cards):
  * the penumbra reading at the contact. */
 static void debug_stack(const vis_analyzer *an, const vis__object *obj, int i, int j, int card,
-                        const evidence *e, const evidence *e_mm, double depth, int sum_on,
-                        int sum_under, bool own, bool on_top, const vis__penumbra *pn) {
+                        const vis__evidence *e, const vis__evidence *e_mm, double depth,
+                        int sum_on, int sum_under, bool own, bool on_top,
+                        const vis__penumbra *pn) {
   FILE *f = debug_open(an, "stack.txt", "a");
   if (!f) return;
   const vis__template *ti = &an->tpl[obj[i].face], *tj = &an->tpl[obj[j].face];
@@ -486,7 +447,7 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
   const double tau = 35;
   vis_carpet *cp = &res->carpets[index[i]];
   int cards[64], n_cards = 0, sum_on = 0, sum_under = 0, sum_hidden = 0;
-  evidence ev[64], ev_mm[64];
+  vis__evidence ev[64], ev_mm[64];
   double areas[64], depths[64], depth = 0;
   for (int j = 0; j < n_obj; j++) {
     if (j == i) continue;
@@ -498,11 +459,11 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
                      : !reaches_into(&an->s, an->deck->corner_mm, scale, cp, &rj, index[j],
                                      an->tpl[obj[j].face].index, &depth))
       continue;
-    evidence e_mm, e = deciding_evidence(an, t, obj, n_obj, i, j, tau, &e_mm);
+    vis__evidence e_mm, e = deciding_evidence(an, t, obj, n_obj, i, j, tau, &e_mm);
     if (other_carpet) {
       vis_overlap *ov = add_overlap(res, index, i, j, true, area);
       ov->depth_mm = vis_rect_contact_depth(&cp->rect, &rj, an->deck->corner_mm);
-      bool clear = evidence_clear(e.on_top, e.under);
+      bool clear = vis__evidence_clear(e.on_top, e.under);
       ov->carpet_on_top = clear ? e.on_top > e.under : i < j; /* else: matcher's order */
       ov->confidence = clear ? (double)abs(e.on_top - e.under) / (e.on_top + e.under) : 0.5;
       ov->uncertain = !clear;
@@ -519,17 +480,17 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
     cards[n_cards++] = j;
     sum_on += e_mm.on_top, sum_under += e_mm.under, sum_hidden += e_mm.hidden;
   }
-  bool pooled_clear = evidence_clear(sum_on, sum_under);
+  bool pooled_clear = vis__evidence_clear(sum_on, sum_under);
   bool above = pooled_clear ? sum_on > sum_under : true;
   for (int k = 0; k < n_cards; k++) {
     int j = cards[k];
     vis_overlap *ov = add_overlap(res, index, i, j, false, areas[k]);
     ov->depth_mm = depths[k];
     ov->votes_on = ev[k].on_top, ov->votes_under = ev[k].under, ov->votes_hidden = ev[k].hidden;
-    bool own = decides_alone(&ev[k], &ev_mm[k], sum_on, sum_under);
+    bool own = vis__decides_alone(&ev[k], &ev_mm[k], sum_on, sum_under);
     /* its clear evidence overruled: the carpet's other cards decide (the
      * pool still holds its votes, which may leave it unclear) */
-    bool overruled = !own && evidence_clear(ev[k].on_top, ev[k].under);
+    bool overruled = !own && vis__evidence_clear(ev[k].on_top, ev[k].under);
     int on = own ? ev[k].on_top : overruled ? sum_on - ev_mm[k].on_top : sum_on,
         under = own ? ev[k].under : overruled ? sum_under - ev_mm[k].under : sum_under;
     bool unseen = !own && !overruled && !pooled_clear;

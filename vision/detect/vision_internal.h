@@ -598,6 +598,27 @@ vis__penumbra vis__penumbra_reading(const vis__table *t, double corner_mm,
  * the card lies on top. */
 bool vis__card_shadow_on_carpet(const vis__penumbra *p);
 
+/* ---- who lies on top: the votes of an overlap's samples (votes.c) ---- */
+
+/* What the samples of one overlap of a carpet with another object show,
+ * each given to the object whose face explains it clearly best. */
+typedef struct {
+  int n;      /* samples looked at */
+  int on_top; /* the carpet's face shows */
+  int under;  /* the other's face shows */
+  int hidden; /* a third object's face shows */
+} vis__evidence;
+
+/* The pixels decide when enough of them tell one story: at least this
+ * many decided, three to one. */
+enum { VIS__EVIDENCE_MIN_DECIDED = 8 };
+bool vis__evidence_clear(int on_top, int under);
+/* Whether a card's own overlap decides for itself (own: its deciding
+ * evidence; own_mm: its millimetre samples, which sum_on and sum_under,
+ * the carpet's pooled card overlaps, count). */
+bool vis__decides_alone(const vis__evidence *own, const vis__evidence *own_mm, int sum_on,
+                        int sum_under);
+
 /* ---- analyze.c's stages, shared with reference.c ---- */
 
 /* The analyzer's settings, deck, deck-colour histogram and face templates
