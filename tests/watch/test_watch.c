@@ -1354,6 +1354,38 @@ static void test_card_outline_under(void **state) {
   }
 }
 
+/* The carpet over a card's outline may land in the same frame (rendered
+ * hard game 3:832 round 3 flight 3: a "green" under blue, in blue's first
+ * still frame, at the carpet bazaar's place; taken as green's landing,
+ * the flight was resolved before green came): blue lands on card 1; green
+ * lands on card 4, turned, and a "red" is seen under it at card 4's place;
+ * red lands on card 5 later. 10 mm from card 4's place the carpet under
+ * green slid under it: red's landing. */
+static void test_card_outline_under_landing(void **state) {
+  (void)state;
+  const struct {
+    double dx;
+    const char *flight;
+  } cases[] = {
+      {0, "flight blue=1 green=4 red=5"},
+      {10, "flight blue=1 green=4 red=4"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    sink s = {0};
+    wch *w = three_player_game(&s);
+    wch_obs o = layout_obs(12);
+    add_carpet(&o, "blue", 190, 90, 1);
+    observe(w, &o);
+    add_carpet(&o, "green", 90, 220, 4);
+    o.carpets[1].angle_deg = 45; /* not red's twin */
+    add_carpet(&o, "red", 90 + cases[i].dx, 220, 4);
+    o.carpets[2].under[o.carpets[2].n_under++] = 1;
+    observe(w, &o);
+    assert_int_equal(wch_get_stage(w) == WCH_WAIT_THROWS, cases[i].dx < 3);
+    red_lands_last(w, &s, &o, cases[i].flight);
+  }
+}
+
 /* A card that a carpet thrown later covers is not taken as surely lain on
  * from one frame: the second look can outvote that frame (game 2:801
  * round 4 flight 4: blue "on" the camel bazaar under yellow in the
@@ -1392,7 +1424,7 @@ static char *stacked_flight(bool unsure, bool barely, bool red_low) {
   sink s = {0};
   wch *w = three_player_game(&s);
   wch_obs o = layout_obs(12);
-  add_carpet(&o, "blue", 90, 90, 0);
+  add_carpet(&o, "blue", 96, 94, 0); /* not at card 0's place: no outline of it */
   add_carpet(&o, "green", 90, 220, 4);
   add_carpet(&o, "red", 150, 90, 1);
   wch_carpet_obs *red = &o.carpets[2];
@@ -2121,6 +2153,7 @@ int main(void) {
       cmocka_unit_test(test_twin_under_landed),
       cmocka_unit_test(test_twin_under_landing),
       cmocka_unit_test(test_card_outline_under),
+      cmocka_unit_test(test_card_outline_under_landing),
       cmocka_unit_test(test_sure_not_under_later),
       cmocka_unit_test(test_said_counts),
       cmocka_unit_test(test_said_genies_and_returned),
