@@ -32,7 +32,16 @@
 #   1-2 removed); beige cloth with a blue grid, so neither the desert nor
 #   the carpet is in the object mask, and LSD looked only around the three
 #   other cards: the carpet was not seen and the desert taken as gone.
-#   ON: "carpet card": a carpet that must lie on that reference card.
+#   ON: "carpet card...": a carpet that must lie on those reference cards
+#   (and no other). No carpets listed: their number is not checked.
+#   3 832 hard at 1920x1080: round 2, flight 3, green and red landed (the
+#   cards taken in flights 1-2 removed): green's corner 4 mm into the
+#   adventure A (card 4), both white borders, read 0 : 10 "under" on the
+#   half-millimetre grid against about 850 : 10 "on" at the adventure C
+#   (card 9); taken as under card 4 until the reference analysis read its
+#   own votes as vis_analyze does (vis__decides_alone). This frame also
+#   shows two phantoms (a yellow nobody throws, blue not thrown yet), so
+#   only green is checked.
 . "$TEPPICH_SOURCE_DIR/tests/e2e/lib.sh"
 T=$TEPPICH_TMP
 REF_FRAMES=$1
@@ -49,15 +58,17 @@ check() {
   sed "s/^/  $seed: /" "$T/out"
   local n
   n=$(sed -n "/$f: /,\$p" "$T/out" | grep -c '^  carpet ')
-  [ "$n" = $# ] || fail "game $seed $f: $n carpets, expected $# ($*)"
+  [ $# = 0 ] || [ "$n" = $# ] || fail "game $seed $f: $n carpets, expected $# ($*)"
   for c in "$@"; do
     sed -n "/$f: /,\$p" "$T/out" | grep -Eq "^  carpet $c " ||
       fail "game $seed $f: the $c carpet was not found"
   done
   if [ -n "${ON:-}" ]; then
     set -- $ON
-    sed -n "/$f: /,\$p" "$T/out" | grep -Eq "^  carpet $1 .* on $2( uncertain:.*)?\$" ||
-      fail "game $seed $f: the $1 carpet must lie on card $2 (alone)"
+    local colour=$1
+    shift
+    sed -n "/$f: /,\$p" "$T/out" | grep -Eq "^  carpet $colour .* on $*( uncertain:.*)?\$" ||
+      fail "game $seed $f: the $colour carpet must lie on cards $* (no other)"
   fi
   for c in ${ON_NONE:-}; do
     sed -n "/$f: /,\$p" "$T/out" | grep -Eq "^  carpet $c .* on( uncertain:.*)?\$" ||
@@ -69,4 +80,5 @@ check 3 696 hard 960x540 116 207 red green blue
 REMOVE=0,1,2,3,4,6,8,10 check 4 697 hard 960x540 19 134 green yellow blue red
 ON_NONE=green check 4 751 normal 960x540 364 443 red blue green
 REMOVE=1,2,3,7,8,9,10,11 ON="blue 0" check 2 831 hard 1920x1080 17 86 blue
+REMOVE=1,2,3,5,7,8,10,11 ON="green 4 9" check 3 832 hard 1920x1080 114 175
 finish
