@@ -1532,16 +1532,38 @@ static void test_confirm_corrects(void **state) {
 
 /* Red on card 5 and, as each frame measures it, on card 6 or not: 's'
  * surely on it, 'o' surely not (beyond the pose error), 'b' barely
- * missing it (barely_off) and 'B' barely reaching into it (barely_on). */
+ * missing it (barely_off), 'B' barely reaching into it (barely_on) and
+ * 'h' on it, unsure: another carpet hides where they meet (uncertain_on). */
 static wch_obs red_by_card6(char how) {
   wch_obs o = first_flight(240, 220, 5);
   wch_carpet_obs *red = &o.carpets[2];
   if (how == 'b') red->barely_off[red->n_barely_off++] = 6;
-  if (how == 's' || how == 'B') {
-    red->on_barely[red->n_on_cards] = red->on_uncertain[red->n_on_cards] = how == 'B';
+  if (how == 's' || how == 'B' || how == 'h') {
+    red->on_barely[red->n_on_cards] = how == 'B';
+    red->on_uncertain[red->n_on_cards] = how == 'B' || how == 'h';
     red->on_cards[red->n_on_cards++] = 6;
   }
   return o;
+}
+
+/* The announced frame and the two of the second look as `frames` (of
+ * red_by_card6): whether red ends on card 6 and the flight was corrected. */
+static void second_look_red_card6(const char *frames, bool on, bool corrected) {
+  sink s = {0};
+  tp_error err;
+  wch *w = three_player_game(&s);
+  wch_obs o = red_by_card6(frames[0]);
+  observe(w, &o);
+  for (int f = 1; f < 3; f++) {
+    o = red_by_card6(frames[f]);
+    assert_int_equal(wch_confirm(w, &o, NULL, &err), TP_OK);
+  }
+  /* a correction rewrites the flight line */
+  assert_true((strstr(s.log, "flight blue=0 green=4 red=5,6\n") != NULL) == on);
+  assert_true((strstr(s.log, "flight blue=0 green=4 red=5\n") != NULL) == !on);
+  assert_int_equal(wch_corrections(w), corrected);
+  wch_destroy(w);
+  free(s.log);
 }
 
 /* The second look: where frames measured red's depth into card 6 within
@@ -1561,23 +1583,25 @@ static void test_confirm_barely(void **state) {
       {"bbb", false, false}, {"BBb", true, false}, {"oss", true, true},
       {"bBB", true, true},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    sink s = {0};
-    tp_error err;
-    wch *w = three_player_game(&s);
-    wch_obs o = red_by_card6(cases[i].frames[0]);
-    observe(w, &o);
-    for (int f = 1; f < 3; f++) {
-      o = red_by_card6(cases[i].frames[f]);
-      assert_int_equal(wch_confirm(w, &o, NULL, &err), TP_OK);
-    }
-    /* a correction rewrites the flight line */
-    assert_true((strstr(s.log, "flight blue=0 green=4 red=5,6\n") != NULL) == cases[i].on);
-    assert_true((strstr(s.log, "flight blue=0 green=4 red=5\n") != NULL) == !cases[i].on);
-    assert_int_equal(wch_corrections(w), cases[i].corrected);
-    wch_destroy(w);
-    free(s.log);
-  }
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    second_look_red_card6(cases[i].frames, cases[i].on, cases[i].corrected);
+}
+
+/* The same where frames could not see the contact (another carpet hides
+ * it, 'h'): they do not outvote frames that saw it (the demo game, round
+ * 1 flight 3: blue seen under the adventure A when announced, "on,
+ * unsure" in the next two, corrected onto it). All unsure: the majority. */
+static void test_confirm_unsure(void **state) {
+  (void)state;
+  const struct {
+    const char *frames;
+    bool on, corrected;
+  } cases[] = {
+      {"ohh", false, false}, {"hoo", false, true}, {"hhh", true, false},
+      {"shh", true, false},  {"ohs", false, false},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    second_look_red_card6(cases[i].frames, cases[i].on, cases[i].corrected);
 }
 
 /* A contest announced from a frame that saw red on blue's card too; the
@@ -2159,6 +2183,7 @@ int main(void) {
       cmocka_unit_test(test_said_genies_and_returned),
       cmocka_unit_test(test_confirm_corrects),
       cmocka_unit_test(test_confirm_barely),
+      cmocka_unit_test(test_confirm_unsure),
       cmocka_unit_test(test_confirm_contest),
       cmocka_unit_test(test_confirm_resumed),
       cmocka_unit_test(test_fuzz_resume),

@@ -25,14 +25,16 @@ static void add_votes(wch *w, const wch_obs *obs, const wch__landings *seen) {
     int i = landing_of(seen, w->landings.colour[k]);
     if (i < 0 || !wch__carpet_in(obs, w->landings.colour[k])) continue;
     w->vote_seen[k]++;
+    /* the contacts this frame was not sure of: measured within the pose
+     * error (barely), or hidden by another carpet where they meet (unsure) */
+    uint64_t doubt = seen->barely[i] | seen->unsure[i];
     for (int j = 0; j < seen->n_cards[i]; j++) {
       int id = seen->cards[i][j];
       if (id >= 0 && id < FT_DECK_SIZE) w->votes[k][id]++;
-      if (id >= 0 && id < FT_DECK_SIZE && (seen->barely[i] >> id & 1))
-        w->doubted_on[k][id]++;
+      if (id >= 0 && id < FT_DECK_SIZE && (doubt >> id & 1)) w->doubted_on[k][id]++;
     }
     for (int id = 0; id < FT_DECK_SIZE && id < 64; id++)
-      w->doubted[k][id] += (unsigned char)(seen->barely[i] >> id & 1);
+      w->doubted[k][id] += (unsigned char)(doubt >> id & 1);
   }
 }
 
@@ -92,7 +94,12 @@ bool wch__has_id(const int *ids, int n, int id) {
  * independent measurement, and one beyond the doubt band outweighs two
  * at its edge (DEV game 4:697 round 4 flight 2: yellow "0.0 mm into the
  * palace" in the announced frame and the last, 0.64 mm in the middle one;
- * truth: on, and the palace's contest went without dirk). Returns how
+ * truth: on, and the palace's contest went without dirk). So too where
+ * some frames could not see the contact (another carpet hides where they
+ * meet: "taken as lying on it") and others could: the demo game (3:7)
+ * round 1 flight 3, blue slid under the adventure A, seen under it in the
+ * announced frame and "on, unsure" in one or both of the next, as the
+ * carpets' poses came out a few tenths of a millimetre apart. Returns how
  * many. */
 static int majority(const wch *w, int k, int *out) {
   const int *now = w->landings.cards[k];

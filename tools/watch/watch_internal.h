@@ -176,8 +176,9 @@ struct wch {
   int confirm_frames; /* frames that voted after the announced one */
   int vote_seen[FT_MAX_CARPETS]; /* frames showing landing k's carpet */
   unsigned char votes[FT_MAX_CARPETS][FT_DECK_SIZE]; /* ... on card id */
-  /* of those frames, the ones that were not sure of the contact (barely),
-   * and of these the ones that took the carpet as lying on the card */
+  /* of those frames, the ones that were not sure of the contact (barely,
+   * or hidden: unsure), and of these the ones that took the carpet as
+   * lying on the card */
   unsigned char doubted[FT_MAX_CARPETS][FT_DECK_SIZE];
   unsigned char doubted_on[FT_MAX_CARPETS][FT_DECK_SIZE];
   int corrections; /* flights corrected on a second look, whole game */
