@@ -411,7 +411,13 @@ static void edge_hypotheses(const vis__table *t, const double (*sizes)[2], int n
 
 /* The box (x0, y0, x1, y1 table px) around the outlines of at least
  * `share` of a card's area and the known places (if any outline is), grown
- * by the longest side; `whole` (the whole table) when there are none. */
+ * by the longest side; `whole` (the whole table) when there are none. The
+ * places (the watch's layout cards) count because a card and the carpet
+ * on it can both be missing from the mask where the cloth has their
+ * colours: rendered hard game 2:831 at 1920x1080, frame 86, a desert on
+ * beige cloth with a blue grid under a blue carpet, and a box around the
+ * three cards left elsewhere; LSD never looked there (from scratch, LSD
+ * over the whole table finds the carpet). */
 static void objects_box(const vis__table *t, const double *pts, const int *counts,
                         int n_poly, const vis_rect *places, int n_places,
                         const double (*sizes)[2], int n_sizes, double share,
@@ -459,12 +465,6 @@ static void objects_box(const vis__table *t, const double *pts, const int *count
  * frame 48). The mask's noise and a marker's quiet zone stay near 1 %. */
 #define BOX_SHARE 0.1
 #define BOX_PIECE_SHARE 0.02
-/* The known places (the watch's layout cards) widen the box too: a card
- * and the carpet on it can both be missing from the mask, where the
- * cloth's colours are theirs. Rendered hard game 2:831 at 1920x1080,
- * frame 86: a desert on beige cloth with a blue grid, under a blue carpet,
- * a box around the three cards left elsewhere, and LSD never looked at
- * them; from scratch, LSD over the whole table finds the carpet. */
 
 /* The band's width: half the longest side. A card cut by the box lies
  * mostly inside it when it lies near the layout at all. */

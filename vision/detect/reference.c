@@ -1543,7 +1543,7 @@ static bool live(const ref_obj *ro) {
  * explaining it clearly best among all lying there: a third carpet on the
  * overlap takes its samples instead of voting at random. */
 static vis__evidence evidence_within(const frame *fr, int a, int b, double margin_mm,
-                                double step_mm) {
+                                     double step_mm) {
   vis__evidence e = {0, 0, 0, 0};
   const vis__table *t = fr->t;
   const double margin = margin_mm * t->px_per_mm,
