@@ -13,7 +13,13 @@
  * set, each frame's result is the next one's baseline
  * (vis_reference_set_decided, as watch --incremental does). REF_REMOVE=
  * "0,4" removes those reference cards (their numbers as printed; cards
- * taken away, vis_reference_remove_card, as watch does after a flight). */
+ * taken away, vis_reference_remove_card, as watch does after a flight);
+ * REF_REMOVE_AT="234,65;144,189" removes the cards lying within 15 mm of
+ * those table points (mm): the numbers follow the layout analysis's
+ * order, which differs between OpenCV versions. Every card is printed
+ * (its number, type and centre), so that a check can name a card by its
+ * place. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +34,7 @@ static void print_result(const char *name, const vis_result *v) {
          v->profile.detect_ms, v->profile.identify_ms);
   for (int i = 0; i < v->n_cards; i++) {
     const vis_card *c = &v->cards[i];
-    if (c->gone || c->uncertain || c->visible_fraction < 0.99)
-      printf("  card %2d %-14s (%4.0f, %4.0f) visible %.2f%s%s %s\n", i,
+    printf("  card %2d %-14s (%4.0f, %4.0f) visible %.2f%s%s %s\n", i,
              c->type >= 0 ? vis_type_name(c->type) : "-", c->rect.center.x,
              c->rect.center.y, c->visible_fraction, c->gone ? " GONE" : "",
              c->uncertain ? " uncertain" : "", c->reason);
@@ -85,6 +90,19 @@ int main(int argc, char **argv) {
     if (end == r) break;
     if (i >= 0 && i < n) vis_reference_remove_card(ref, (int)i);
     r = *end == ',' ? end + 1 : end;
+  }
+  /* REF_REMOVE_AT="x,y;x,y": the cards within 15 mm of those points */
+  for (const char *r = getenv("REF_REMOVE_AT"); !st && r && *r;) {
+    char *end;
+    double x = strtod(r, &end), y = 0;
+    if (end == r || *end != ',') break;
+    r = end + 1;
+    y = strtod(r, &end);
+    if (end == r) break;
+    for (int i = 0; i < n; i++) /* the reference's slots: cards[] */
+      if (hypot(cards[i].rect.center.x - x, cards[i].rect.center.y - y) < 15)
+        vis_reference_remove_card(ref, i);
+    r = *end == ';' ? end + 1 : end;
   }
   if (!st) print_result(argv[1], &lay.vis);
   for (int f = 2; !st && f < argc; f++) {
