@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1037,6 +1038,33 @@ static void test_cards_by_id(void **state) {
   free(s.log);
 }
 
+/* Cards that appear together get their ids in the order they were laid
+ * (laid_frame, from the motion between still frames; the rules settle a
+ * flight's contests in it), in reading order where the frames do not
+ * tell: here the bottom row went down first, right to left, then the
+ * rest, of which cards 0 and 5 at once. */
+static void test_layout_laid_order(void **state) {
+  (void)state;
+  sink s = {0};
+  wch *w = game_at_layout(&s);
+  wch_obs o = layout_obs(12);
+  for (int k = 0; k < 12; k++) {
+    o.cards[k].has_laid = k != 1; /* card 1: not known */
+    o.cards[k].laid_frame = k >= 8 ? 20 - k : k == 5 ? 30 : 30 + k;
+  }
+  observe(w, &o);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+  wch_table_card t[64];
+  assert_int_equal(wch_table_cards(w, t, 64), 12);
+  const int laid[12] = {11, 10, 9, 8, 0, 1, 5, 2, 3, 4, 6, 7};
+  for (int id = 0; id < 12; id++) {
+    assert_int_equal(t[id].id, id);
+    assert_true(t[id].x_mm == o.cards[laid[id]].x_mm && t[id].y_mm == o.cards[laid[id]].y_mm);
+  }
+  wch_destroy(w);
+  free(s.log);
+}
+
 /* A card nobody won that the players take away right after the flight,
  * at the edge of one of its carpets (a corner over the card's edge that
  * the eyes missed): the carpet lay on it, and the flight is resolved again
@@ -2027,6 +2055,8 @@ static void test_fuzz(void **state) {
   o.carpets[1].under[o.carpets[1].n_under++] = 0;
   o.carpets[0].barely_off[o.carpets[0].n_barely_off++] = 1; /* red misses card 1 */
   o.carpets[1].has_visible = true, o.carpets[1].visible_fraction = 0.25;
+  o.cards[3].has_laid = true, o.cards[3].laid_frame = 123456789012;
+  o.cards[3].laid_shown = 123456789015;
   char *good = wch_obs_to_json(&o);
   size_t n = strlen(good);
   char *buf = malloc(n + 1);
@@ -2045,6 +2075,9 @@ static void test_fuzz(void **state) {
   assert_false(back.carpets[0].has_visible); /* not said: not made up */
   assert_true(back.carpets[1].has_visible);
   assert_true(back.carpets[1].visible_fraction == 0.25);
+  assert_true(back.cards[3].has_laid && back.cards[3].laid_frame == 123456789012);
+  assert_true(back.cards[3].laid_shown == 123456789015);
+  assert_false(back.cards[2].has_laid);
   const char *bad_stacking[] = {
       "{\"cards\":[{\"center_mm\":[1,2]}],\"carpets\":[{\"colour\":\"red\","
       "\"center_mm\":[1,2],\"on_cards\":[],\"barely_off\":[1]}]}",
@@ -2119,6 +2152,93 @@ static void test_motion(void **state) {
   wch_motion_destroy(m);
 }
 
+/* The laying test's places (x0, y0, x1, y1 in a 320x240 frame). */
+static const int place_a[4] = {200, 40, 260, 120}, place_b[4] = {40, 40, 100, 120},
+                 place_c[4] = {120, 150, 170, 220}, place_d[4] = {200, 150, 250, 220};
+
+static bool in_place(const int p[4], int x, int y) {
+  return x >= p[0] && x < p[2] && y >= p[1] && y < p[3];
+}
+
+static int table_at(int x, int y) { return 60 + (x / 16 % 4) * 20 + (y / 16 % 3) * 15; }
+
+/* What frame f of the laying test shows at (x, y): a textured table, the
+ * cards laid so far (each its own face), and a hand or an arm (150). */
+static int laying_pixel(int f, bool slow, int x, int y) {
+  int a_at = slow ? 300 : 5, b_at = slow ? 700 : 6, end = slow ? 996 : 11;
+  int hx = -1, hy = 0; /* a hand at (hx, hy), its arm down to the bottom */
+  if (f == a_at) hx = 230, hy = 80;          /* lays A: its lower half hidden */
+  else if (f == b_at) hx = 70, hy = 80;      /* lays B */
+  else if (f == b_at + 1) hx = 230, hy = 30; /* crosses A */
+  else if (slow && f > 2 && f < end) hx = 40 + f % 200, hy = 170; /* about */
+  else if (!slow && (f == 8 || f == 10)) hx = 140 + f, hy = 0;    /* aside */
+  if (hx >= 0 && abs(x - hx) < 30 && y >= hy && (y < hy + 40 || abs(x - hx) < 12)) return 150;
+  if (!slow && f == 3 && x >= 110 && x < 260 && y >= 140 && y < 230) return 150; /* over C, D */
+  if (!slow && f == 4 && in_place(place_d, x, y)) return 150; /* still over D */
+  if (!slow && f == 9 && in_place(place_a, x, y)) return table_at(x, y); /* a sleeve */
+  if (f >= a_at && in_place(place_a, x, y)) return 230 - (x - 200);
+  if (f >= b_at && in_place(place_b, x, y)) return 230 - (y - 40);
+  if (!slow && f >= 4 && in_place(place_c, x, y)) return 40 + (x - 120) * 3;
+  if (!slow && f >= 5 && in_place(place_d, x, y)) return 250 - (y - 150) * 2;
+  return table_at(x, y);
+}
+
+static int64_t came_at(wch_motion *m, const int p[4], int64_t *shown) {
+  const double q[4][2] = {{p[0], p[1]}, {p[2], p[1]}, {p[2], p[3]}, {p[0], p[3]}};
+  wch_motion_arrival a;
+  bool known = wch_motion_came(m, q, &a);
+  if (shown) *shown = a.shown;
+  return known ? a.covered : -1;
+}
+
+/* When places came to look as they do now, over the motion since the
+ * last still scene (frames counted from 1: frame f is f + 1). A goes down
+ * under the hand (its lower half hidden), then B, while the arm crosses
+ * A, and later a sleeve that looks like the table lies on A for a frame:
+ * each came when its place stopped showing the table. C and D stopped
+ * showing it in the same frame (an arm over both); C showed whole first.
+ * With a long motion (the history halved twice) the order stays. */
+static void test_motion_laid(void **state) {
+  (void)state;
+  tp_error err;
+  tp_image img;
+  tp_image_alloc(&img, 320, 240, 1);
+  wch_motion_result r;
+  const int never[4] = {280, 20, 310, 100};
+  for (int slow = 0; slow < 2; slow++) {
+    wch_motion *m;
+    assert_int_equal(wch_motion_create(NULL, &m, &err), TP_OK);
+    for (int f = 0; f < (slow ? 1000 : 15); f++) {
+      for (int y = 0; y < 240; y++)
+        for (int x = 0; x < 320; x++) tp_image_row(&img, y)[x] = (uint8_t)laying_pixel(f, slow, x, y);
+      assert_int_equal(wch_motion_feed(m, &img, &r, &err), TP_OK);
+    }
+    assert_true(r.still);
+    int64_t a = came_at(m, place_a, NULL), b = came_at(m, place_b, NULL);
+    if (!slow) {
+      int64_t c_shown, d_shown;
+      assert_int_equal(a, 6);
+      assert_int_equal(b, 7);
+      assert_int_equal(came_at(m, place_c, &c_shown), 4);
+      assert_int_equal(came_at(m, place_d, &d_shown), 4);
+      assert_int_equal(c_shown, 5);
+      assert_int_equal(d_shown, 7); /* the arm laying A crosses it in frame 5 */
+    } else { /* kept one frame in four */
+      assert_true(a > 300 - 4 && a <= 300 + 5);
+      assert_true(b > 700 - 4 && b <= 700 + 5);
+    }
+    assert_int_equal(came_at(m, never, NULL), -1); /* never changed */
+    /* a place mapped far off the frame, or to no number */
+    wch_motion_arrival far;
+    const double off[4][2] = {{1e300, 1e300}, {2e300, 1e300}, {2e300, 2e300}, {1e300, 2e300}},
+                 none[4][2] = {{NAN, 0}, {NAN, 0}, {0, NAN}, {0, NAN}};
+    assert_false(wch_motion_came(m, off, &far));
+    assert_false(wch_motion_came(m, none, &far));
+    wch_motion_destroy(m);
+  }
+  tp_image_free(&img);
+}
+
 /* When a flight frame analysed against the last decided frame is
  * analysed again against the layout alone: nothing new was found (a
  * carpet hidden on a decided one), or a decided carpet vanished (one
@@ -2149,6 +2269,7 @@ int main(void) {
       cmocka_unit_test(test_warnings),      cmocka_unit_test(test_answer_errors),
       cmocka_unit_test(test_corrections),   cmocka_unit_test(test_resume),
       cmocka_unit_test(test_fuzz),          cmocka_unit_test(test_motion),
+      cmocka_unit_test(test_motion_laid),
       cmocka_unit_test(test_layout_late_card),
       cmocka_unit_test(test_layout_unseen_card),
       cmocka_unit_test(test_layout_unseen_placed),
@@ -2167,6 +2288,7 @@ int main(void) {
       cmocka_unit_test(test_sure_under_later),
       cmocka_unit_test(test_sliver_under_later),
       cmocka_unit_test(test_cards_by_id),
+      cmocka_unit_test(test_layout_laid_order),
       cmocka_unit_test(test_taken_under_carpet),
       cmocka_unit_test(test_left_where_unsure),
       cmocka_unit_test(test_last_flight_taking),

@@ -156,6 +156,7 @@ typedef struct {
   long settle_frame; /* first frame of the still run being decided */
   long latency_sum, latency_max, announcements;
   double analysis_ms, analysis_max_ms;
+  wch_motion *motion; /* the stillness of run_camera's frames */
 } app;
 
 /* ---- output ---- */
@@ -1145,8 +1146,30 @@ static int open_eyes(app *a, an_session **s, cap_source **src) {
   return -1;
 }
 
-/* Follows the game on the frames of src, analysed by session s (both
- * from open_eyes; closed here). */
+/* Notes when each card of a frame analysed without the layout reference
+ * came to lie as it does (rep's cards are obs's, in order, to_obs). */
+static void note_laid(const an_report *rep, wch_motion *m,
+                      const cap_frame *f, wch_obs *obs) {
+  if (!rep->has_map || !rep->map.table_to_image || f->color.width < 1) return;
+  double scale = (double)f->gray.width / f->color.width;
+  for (int i = 0; i < obs->n_cards && i < rep->vis.n_cards; i++) {
+    vis_pt corner[4];
+    vis_rect_corners(&rep->vis.cards[i].rect, corner);
+    double px[4][2];
+    bool mapped = true;
+    for (int k = 0; k < 4; k++) {
+      double mm[2] = {corner[k].x, corner[k].y};
+      mapped = mapped && rep->map.table_to_image(rep->map.user, mm, px[k]);
+      px[k][0] *= scale, px[k][1] *= scale;
+    }
+    wch_motion_arrival came;
+    wch_card_obs *o = &obs->cards[i];
+    o->has_laid = mapped && wch_motion_came(m, px, &came);
+    o->laid_frame = o->has_laid ? came.covered : 0;
+    o->laid_shown = o->has_laid ? came.shown : 0;
+  }
+}
+
 /* A still frame the watch decides on (or a second look at the flight just
  * announced): analysed, told to the game, and kept as the layout's
  * reference where it is one. 0, or the exit status. */
@@ -1169,6 +1192,9 @@ static int look_at_frame(app *a, an_session *s, layout_ref *lr, an_report *bare,
     return 0;
   }
   to_obs(&rep.vis, use_ref ? lr : NULL, (int64_t)f->sequence, obs);
+  /* several layout cards new in one frame get their ids in laying order */
+  if (!use_ref && wch_get_stage(a->w) == WCH_WAIT_LAYOUT && a->motion)
+    note_laid(&rep, a->motion, f, obs);
   if (getenv("TEPPICH_WATCH_OBS")) { /* what the controller is told */
     char *j = wch_obs_to_json(obs);
     fprintf(stderr, "obs%s %s\n", use_ref ? "(ref)" : "", j ? j : "");
@@ -1188,6 +1214,8 @@ static int look_at_frame(app *a, an_session *s, layout_ref *lr, an_report *bare,
   return rc;
 }
 
+/* Follows the game on the frames of src, analysed by session s (both
+ * from open_eyes; closed here). */
 static int run_camera(app *a, an_session *s, cap_source *src, int64_t skip_to) {
   options *o = a->o;
   tp_error err;
@@ -1200,6 +1228,7 @@ static int run_camera(app *a, an_session *s, cap_source *src, int64_t skip_to) {
   wch_motion_config_default(&mc);
   mc.still_frames = (int)(o->still > 0 ? o->still : WATCH_STILL_DEFAULT);
   st = wch_motion_create(&mc, &m, &err);
+  a->motion = m;
   wch_obs *obs = malloc(sizeof *obs);
   int rc = st == TP_OK && obs ? 0 : cli_fail(1, "watch: out of memory");
   layout_ref lr = {.incremental = o->incremental};
@@ -1243,6 +1272,7 @@ static int run_camera(app *a, an_session *s, cap_source *src, int64_t skip_to) {
   free(obs);
   layout_ref_reset(&lr);
   an_report_free(&bare);
+  a->motion = NULL;
   wch_motion_destroy(m);
   cap_close(src);
   an_session_destroy(s);

@@ -449,17 +449,27 @@ static int counted_layout(const wch *w) {
   return n;
 }
 
-/* The next new card in reading order (top to bottom, left to right), for
- * ids in the order the cards appeared when several appeared at once. */
-static int next_in_reading_order(const wch_obs *obs, const int *taken) {
+/* Whether card c was put down before p: by when each came to lie as it
+ * does (the motion between still frames: when its place stopped showing
+ * the table, then when it first showed whole), else in reading order
+ * (top to bottom, left to right). */
+static bool laid_before(const wch_card_obs *c, const wch_card_obs *p) {
+  if (c->has_laid && p->has_laid && c->laid_frame != p->laid_frame)
+    return c->laid_frame < p->laid_frame;
+  if (c->has_laid && p->has_laid && c->laid_shown != p->laid_shown)
+    return c->laid_shown < p->laid_shown;
+  return c->y_mm < p->y_mm - 20 || (c->y_mm < p->y_mm + 20 && c->x_mm < p->x_mm);
+}
+
+/* The next new card in the order they were laid in, for ids in that
+ * order when several appeared at once: the rules settle a flight's
+ * contests in it (hard game 4:843 round 3 was laid out in another order
+ * than reading order, and its two contests swapped other genies). */
+static int next_laid(const wch_obs *obs, const int *taken) {
   int pick = -1;
-  for (int i = 0; i < obs->n_cards; i++) {
-    if (taken[i] != -1) continue;
-    const wch_card_obs *c = &obs->cards[i], *p = pick >= 0 ? &obs->cards[pick] : NULL;
-    if (!p || c->y_mm < p->y_mm - 20 ||
-        (c->y_mm < p->y_mm + 20 && c->x_mm < p->x_mm))
+  for (int i = 0; i < obs->n_cards; i++)
+    if (taken[i] == -1 && (pick < 0 || laid_before(&obs->cards[i], &obs->cards[pick])))
       pick = i;
-  }
   return pick;
 }
 
@@ -528,7 +538,7 @@ static void track_layout(wch *w, const wch_obs *obs, const matching *m) {
     next[n++] = c;
   }
   for (int pick; n < WCH_MAX_OBS_CARDS &&
-                 (pick = next_in_reading_order(obs, track_of_obs)) >= 0;) {
+                 (pick = next_laid(obs, track_of_obs)) >= 0;) {
     track_of_obs[pick] = n;
     next[n] = (wch__card){.id = -1, .type = -1};
     seen_as(&next[n++], &obs->cards[pick]);

@@ -51,6 +51,9 @@ static tp_status parse_cards(const cJSON *arr, const char *name, wch_obs *out,
     int second = cJSON_IsString(sc) ? ft_card_type_parse(sc->valuestring) : -1;
     if (second >= 0) o->has_second = true, o->second = second;
     o->second_score = get_num(c, "second_score", second >= 0 ? 1 : 0);
+    double laid = get_num(c, "laid_frame", -1), shown = get_num(c, "laid_shown", laid);
+    if (laid >= 0 && laid < 1e15 && shown >= 0 && shown < 1e15)
+      o->has_laid = true, o->laid_frame = (int64_t)laid, o->laid_shown = (int64_t)shown;
   }
   return TP_OK;
 }
@@ -203,6 +206,10 @@ char *wch_obs_to_json(const wch_obs *obs) {
     if (c->has_second && c->second >= 0 && c->second < FT_N_TYPES) {
       cJSON_AddStringToObject(j, "second", ft_card_type_name((ft_card_type)c->second));
       cJSON_AddNumberToObject(j, "second_score", c->second_score);
+    }
+    if (c->has_laid) {
+      cJSON_AddNumberToObject(j, "laid_frame", (double)c->laid_frame);
+      cJSON_AddNumberToObject(j, "laid_shown", (double)c->laid_shown);
     }
     cJSON_AddItemToArray(cards, j);
   }

@@ -57,6 +57,12 @@ typedef struct {
   bool has_second;
   int second;
   double second_score; /* how well it matched, 0..1 (as a type's score) */
+  /* when the card came to lie as seen now (wch_motion_came: the frame
+   * its place stopped showing the table, and the frame it first showed
+   * whole), if known: cards new in one observation get their ids in this
+   * order (the order they were laid in, which settles contests) */
+  bool has_laid;
+  int64_t laid_frame, laid_shown;
 } wch_card_obs;
 
 /* One carpet seen: on_cards are indices into the observation's cards. */
@@ -323,6 +329,25 @@ typedef struct {
 /* Feeds one gray frame (1 channel). */
 tp_status wch_motion_feed(wch_motion *m, const tp_image *gray,
                           wch_motion_result *out, tp_error *err);
+
+/* When a place came to look as it does in the last frame fed, over the
+ * motion since the last still scene (frames counted from 1 by
+ * wch_motion_feed). Cards put down together between two still scenes
+ * went down in this order: the table shows at a card's place until the
+ * card is down (a hand or an arm hides it only for a while), never
+ * after; the hand that lays it hides most of it until it moves on. */
+typedef struct {
+  int64_t covered; /* the frame from which on the place (mostly) no
+                      longer showed the table as before the motion */
+  int64_t shown;   /* the first frame from then on that showed nearly
+                      all of it as now */
+} wch_motion_arrival;
+
+/* The arrival of the place inside a quad (pixels of the frames fed);
+ * false when not known (no motion kept, or too little of the place
+ * changed). Not const: it caches the light change of the frames kept to
+ * the last one. */
+bool wch_motion_came(wch_motion *m, const double corners_px[4][2], wch_motion_arrival *out);
 
 /* ------------------------------------------- the incremental reference */
 
