@@ -487,13 +487,9 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
     vis_overlap *ov = add_overlap(res, index, i, j, false, areas[k]);
     ov->depth_mm = depths[k];
     ov->votes_on = ev[k].on_top, ov->votes_under = ev[k].under, ov->votes_hidden = ev[k].hidden;
-    bool own = vis__decides_alone(&ev[k], &ev_mm[k], sum_on, sum_under);
-    /* its clear evidence overruled: the carpet's other cards decide (the
-     * pool still holds its votes, which may leave it unclear) */
-    bool overruled = !own && vis__evidence_clear(ev[k].on_top, ev[k].under);
-    int on = own ? ev[k].on_top : overruled ? sum_on - ev_mm[k].on_top : sum_on,
-        under = own ? ev[k].under : overruled ? sum_under - ev_mm[k].under : sum_under;
-    bool unseen = !own && !overruled && !pooled_clear;
+    vis__overlap_votes v = vis__overlap_decision(&ev[k], &ev_mm[k], sum_on, sum_under);
+    bool own = v.own, unseen = !v.decided;
+    int on = v.on, under = v.under;
     /* no face shows at any of its contacts (not a mixed vote: DEV hard
      * 3075's red, 606 : 1601 on a spice bazaar 13 % visible, lies on it) */
     bool blind = unseen && nothing_decided(&ev[k], sum_on, sum_under);
@@ -501,9 +497,8 @@ static void stack_carpet(const vis_analyzer *an, const vis__table *t, const vis_
     if (blind || an->s.debug_dir) pn = contact_penumbra(an, t, obj, n_obj, i, j);
     /* the card's shadow on the carpet may show who lies on top */
     bool shadowed = blind && vis__card_shadow_on_carpet(&pn);
-    ov->carpet_on_top = own || overruled ? on > under : above && !shadowed;
-    ov->confidence = own || overruled || pooled_clear ? (double)abs(on - under) / (on + under)
-                                                      : 0.5;
+    ov->carpet_on_top = own || v.overruled ? on > under : above && !shadowed;
+    ov->confidence = v.decided ? (double)abs(on - under) / (on + under) : 0.5;
     ov->uncertain = unseen;
     if (ov->carpet_on_top) {
       if (cp->n_on_cards < 64) cp->on_cards[cp->n_on_cards++] = index[j];

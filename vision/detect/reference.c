@@ -2001,7 +2001,6 @@ static void stack_on_cards(const frame *fr, int a, const vis_settings *s,
     sum_hidden += ev_mm[n_cards].hidden;
     cards[n_cards++] = j;
   }
-  bool pooled = vis__evidence_clear(sum_on, sum_under);
   for (int k = 0; k < n_cards; k++) {
     int j = cards[k];
     vis_overlap *ov = add_overlap(sk, fr, a, j, areas[k]);
@@ -2015,15 +2014,10 @@ static void stack_on_cards(const frame *fr, int a, const vis_settings *s,
       continue;
     }
     ov->votes_on = ev[k].on_top, ov->votes_under = ev[k].under, ov->votes_hidden = ev[k].hidden;
-    bool own = vis__decides_alone(&ev[k], &ev_mm[k], sum_on, sum_under);
-    /* its clear evidence overruled: the carpet's other cards decide */
-    bool overruled = !own && vis__evidence_clear(ev[k].on_top, ev[k].under);
-    int on = own ? ev[k].on_top : overruled ? sum_on - ev_mm[k].on_top : sum_on,
-        under = own ? ev[k].under : overruled ? sum_under - ev_mm[k].under : sum_under;
-    bool decided = own || overruled || pooled;
-    ov->carpet_on_top = decided ? on > under : true;
-    ov->confidence = decided ? (double)abs(on - under) / (on + under) : 0.5;
-    ov->uncertain = !decided;
+    vis__overlap_votes v = vis__overlap_decision(&ev[k], &ev_mm[k], sum_on, sum_under);
+    ov->carpet_on_top = v.decided ? v.on > v.under : true;
+    ov->confidence = v.decided ? (double)abs(v.on - v.under) / (v.on + v.under) : 0.5;
+    ov->uncertain = !v.decided;
     note_card_overlap(fr, a, j, ov, cp, sk, sum_hidden > sum_on + sum_under);
     if (ov->carpet_on_top) vis__note_contact_doubt(s, depths[k], j, fr->ref->cards[j].type, cp);
   }

@@ -619,6 +619,18 @@ bool vis__evidence_clear(int on_top, int under);
 bool vis__decides_alone(const vis__evidence *own, const vis__evidence *own_mm, int sum_on,
                         int sum_under);
 
+/* How a carpet's overlap with one of its cards is decided, and the votes
+ * that decide it: its own (vis__decides_alone); the carpet's other cards
+ * (the pool without it), when they overrule its clear own votes; the
+ * whole pool, when its own votes are not clear; nothing (decided false)
+ * when the pool is not clear either (on and under are the pool's then). */
+typedef struct {
+  bool own, overruled, decided;
+  int on, under;
+} vis__overlap_votes;
+vis__overlap_votes vis__overlap_decision(const vis__evidence *own, const vis__evidence *own_mm,
+                                         int sum_on, int sum_under);
+
 /* ---- analyze.c's stages, shared with reference.c ---- */
 
 /* The analyzer's settings, deck, deck-colour histogram and face templates

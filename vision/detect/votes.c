@@ -32,3 +32,15 @@ bool vis__decides_alone(const vis__evidence *own, const vis__evidence *own_mm, i
   int own_n = own_mm->on_top + own_mm->under, rest_n = rest_on + rest_under;
   return !rest_disagrees || (own_n >= OWN_AGAINST_POOL && OWN_SHARE_OF_REST * own_n >= rest_n);
 }
+
+vis__overlap_votes vis__overlap_decision(const vis__evidence *own, const vis__evidence *own_mm,
+                                         int sum_on, int sum_under) {
+  vis__overlap_votes v = {.own = vis__decides_alone(own, own_mm, sum_on, sum_under)};
+  /* its clear evidence overruled: the carpet's other cards decide (the
+   * pool still holds its votes, which may leave it unclear) */
+  v.overruled = !v.own && vis__evidence_clear(own->on_top, own->under);
+  v.on = v.own ? own->on_top : v.overruled ? sum_on - own_mm->on_top : sum_on;
+  v.under = v.own ? own->under : v.overruled ? sum_under - own_mm->under : sum_under;
+  v.decided = v.own || v.overruled || vis__evidence_clear(sum_on, sum_under);
+  return v;
+}
