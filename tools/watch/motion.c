@@ -1,5 +1,7 @@
 /* watch motion: which frames are still. Plain C on a shrunken gray
- * frame, normalised by its mean so a lamp switched on is not motion. */
+ * frame, normalised by its mean so a lamp switched on is not motion.
+ * Also keeps the frames since the last still scene, for when each place
+ * came to look as it does (the order layout cards were laid in). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -244,15 +246,6 @@ static bool as_before(const wch_motion *m, int k, size_t i, float tolerance) {
   return fabsf(m->history[(size_t)k * n + i] * m->gain[k] - m->history[i] * m->gain[0]) <= tolerance;
 }
 
-typedef bool looks_fn(const wch_motion *m, int k, size_t i, float tolerance);
-
-static int count_as(const wch_motion *m, looks_fn *looks, int k, const uint32_t *pixels, int n,
-                    float tolerance) {
-  int count = 0;
-  for (int p = 0; p < n; p++) count += looks(m, k, pixels[p], tolerance);
-  return count;
-}
-
 /* The grid pixels inside the quad (frame pixels), drawn in by a fifth
  * towards its centre (its border pixels also show what lies around it),
  * that look otherwise now than before the motion; how many (<= max). */
@@ -282,29 +275,31 @@ static int changed_inside(const wch_motion *m, const double corners_px[4][2],
   return n;
 }
 
-/* Most of the place's pixels (6 in 10) look as before the motion, or as
- * now, in kept frame k. */
-static bool mostly(const wch_motion *m, looks_fn *looks, int k, const uint32_t *pixels, int n,
-                   float tolerance) {
-  return count_as(m, looks, k, pixels, n, tolerance) * 10 >= 6 * n;
+/* How many of the place's pixels look as before the motion (the table),
+ * and as now, in each kept frame. */
+static void count_looks(const wch_motion *m, const uint32_t *pixels, int n, float tolerance,
+                        int *as_table, int *as_card) {
+  for (int k = 0; k < m->n_history; k++) {
+    as_table[k] = as_card[k] = 0;
+    for (int p = 0; p < n; p++) {
+      as_table[k] += as_before(m, k, pixels[p], tolerance);
+      as_card[k] += as_now(m, k, pixels[p], tolerance);
+    }
+  }
 }
 
 /* The kept frame from which on the place counts as covered: the step
  * that fewest frames contradict (a frame before it showing the card, or
- * one from it on showing the table), the earliest of equals. Hand and
- * arm hide both, and go; a sleeve as dark as the cloth may look like the
- * table over a card laid long before (normal game 3:822 round 2). */
-static int covered_from(const wch_motion *m, const uint32_t *pixels, int n, float tolerance) {
-  bool table[HISTORY_MAX] = {false}, card[HISTORY_MAX] = {false};
+ * one from it on showing the table; "showing": 6 in 10 of its pixels),
+ * the earliest of equals. Hand and arm hide both, and go; a sleeve as
+ * dark as the cloth may look like the table over a card laid long before
+ * (normal game 3:822 round 2). */
+static int covered_from(int n_history, const int *as_table, const int *as_card, int n) {
   int cost = 0; /* with the step at 1: every frame showing the table */
-  for (int k = 1; k < m->n_history; k++) {
-    table[k] = mostly(m, as_before, k, pixels, n, tolerance);
-    card[k] = mostly(m, as_now, k, pixels, n, tolerance);
-    cost += table[k];
-  }
+  for (int k = 1; k < n_history; k++) cost += as_table[k] * 10 >= 6 * n;
   int best = 1, best_cost = cost;
-  for (int step = 2; step <= m->n_history; step++) {
-    cost += card[step - 1] - table[step - 1];
+  for (int step = 2; step <= n_history; step++) {
+    cost += (as_card[step - 1] * 10 >= 6 * n) - (as_table[step - 1] * 10 >= 6 * n);
     if (cost < best_cost) best = step, best_cost = cost;
   }
   return best;
@@ -319,10 +314,12 @@ bool wch_motion_came(wch_motion *m, const double corners_px[4][2], wch_motion_ar
   float tolerance = (float)(2 * m->cfg.noise_level);
   int n = changed_inside(m, corners_px, tolerance, pixels, MAX_PIXELS);
   if (n < MIN_PIXELS) return false;
-  int k = covered_from(m, pixels, n, tolerance);
+  int as_table[HISTORY_MAX], as_card[HISTORY_MAX];
+  count_looks(m, pixels, n, tolerance, as_table, as_card);
+  int k = covered_from(m->n_history, as_table, as_card, n);
   out->covered = k < m->n_history ? m->history_frame[k] : m->fed;
   /* the hand that lays a card hides most of it until it moves on */
-  while (k < m->n_history && count_as(m, as_now, k, pixels, n, tolerance) * 10 < 9 * n) k++;
+  while (k < m->n_history && as_card[k] * 10 < 9 * n) k++;
   out->shown = k < m->n_history ? m->history_frame[k] : m->fed;
   return true;
 }
