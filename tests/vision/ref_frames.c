@@ -35,9 +35,9 @@ static void print_result(const char *name, const vis_result *v) {
   for (int i = 0; i < v->n_cards; i++) {
     const vis_card *c = &v->cards[i];
     printf("  card %2d %-14s (%4.0f, %4.0f) visible %.2f%s%s %s\n", i,
-             c->type >= 0 ? vis_type_name(c->type) : "-", c->rect.center.x,
-             c->rect.center.y, c->visible_fraction, c->gone ? " GONE" : "",
-             c->uncertain ? " uncertain" : "", c->reason);
+           c->type >= 0 ? vis_type_name(c->type) : "-", c->rect.center.x,
+           c->rect.center.y, c->visible_fraction, c->gone ? " GONE" : "",
+           c->uncertain ? " uncertain" : "", c->reason);
   }
   for (int k = 0; k < v->n_carpets; k++) {
     const vis_carpet *c = &v->carpets[k];
