@@ -5277,6 +5277,51 @@ typedef struct {
 
 enum { PICK_AGAIN = -2 }; /* pick_winner: rank the candidates again */
 
+/* A poor card (its face fits, a cell or its frame badly) may be a
+ * look-alike's face fitted across a real card whose own hypotheses,
+ * from corners a few millimetres off, explain too little to be asked
+ * before it (watch game 3:862 round 2's layout, hard, dim light: a
+ * carpet bazaar's hypotheses 3-4 mm off under a camel bazaar's face
+ * turned 90 degrees, 0.80, which was accepted, and the carpet bazaar was
+ * lost). So before a poor card is accepted (and after a carpet lying
+ * on one of its rivals, carpet_on_rival, which goes first: DEV hard
+ * 3040's blue carpet on a carpet bazaar), the card hypotheses that
+ * rival it (POOR_SEARCHES of them, most explained first) have their
+ * pose searched, as rescue does; the first that then shows a card and
+ * beats the poor one is taken. -1 if none. */
+enum { POOR_SEARCHES = 6 };
+static bool poor_rival_candidate(const match_ctx *m, const hyp *h, const hyp *poor,
+                                 const vis__object *acc, int n) {
+  return h != poor && h->alive && !h->searched && !h->no_card && h->best.face >= 0 &&
+         h->best.explained >= m->mp->min_explained && h->best.score >= RESCUE_MIN_SCORE &&
+         rivals(m, h, poor) && !overlaps_card(m, h, acc, n);
+}
+
+static int searched_rival(match_ctx *m, hyp *H, int n_hyps, int poor, const vis__object *acc,
+                          int n, vis__object *refined, bool *is_refined) {
+  int pick[POOR_SEARCHES], n_pick = 0;
+  for (int i = 0; i < n_hyps; i++) {
+    if (!poor_rival_candidate(m, &H[i], &H[poor], acc, n)) continue;
+    int pos = n_pick < POOR_SEARCHES ? n_pick++ : POOR_SEARCHES;
+    for (; pos > 0 && H[pick[pos - 1]].best.explained < H[i].best.explained; pos--)
+      if (pos < POOR_SEARCHES) pick[pos] = pick[pos - 1];
+    if (pos < POOR_SEARCHES) pick[pos] = i;
+  }
+  for (int k = 0; k < n_pick; k++) {
+    hyp *h = &H[pick[k]];
+    h->searched = true;
+    log_rescue(m, "poor rival", pick[k], "at", h);
+    search_pose(m, h, (int16_t)n, false);
+    log_rescue(m, "poor rival", pick[k], "searched to", h);
+    if (h->alive && explained_enough(m, h) && !overlaps_card(m, h, acc, n) &&
+        outline_shows(m, h) &&
+        shows_card(m, h, acc, (int16_t)n, refined, is_refined) == SHOWS_CARD &&
+        beats_poor(m, h, &H[poor], acc, n) == RIVAL_WINS)
+      return pick[k];
+  }
+  return -1;
+}
+
 /* The first of order[0..n_ok) whose outline shows and that shows a card
  * (shows_card), *refined as shows_card refined it; a poor card only
  * when no rival beats it, and one that beat only a faded card when none
@@ -5334,8 +5379,13 @@ static int pick_winner(match_ctx *m, hyp *H, int n_hyps, const hyp_rank *order, 
     bi = faded.i, *refined = faded.probe, *is_refined = faded.refined;
   if (bi < 0 && poor.i >= 0) {
     bi = carpet_on_rival(m, H, n_hyps, poor.i, &pr, acc, n);
-    if (bi == poor.i) *refined = poor.probe, *is_refined = poor.refined;
-    else *is_refined = false;
+    if (bi != poor.i) {
+      *is_refined = false;
+    } else {
+      int sr = searched_rival(m, H, n_hyps, poor.i, acc, n, refined, is_refined);
+      if (sr >= 0) return sr; /* *refined as shows_card refined it */
+      *refined = poor.probe, *is_refined = poor.refined;
+    }
   }
   return bi;
 }
