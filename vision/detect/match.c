@@ -2963,12 +2963,17 @@ static bool worth_searching(const match_ctx *m, const hyp *h) {
  * 3807 0.86). */
 #define UNOUTLINED_SEARCH_MM 4.0
 #define UNOUTLINED_SEARCH_DEG 4.0
+/* h's face is a card's and the search moved it from start less than
+ * UNOUTLINED_SEARCH_MM and UNOUTLINED_SEARCH_DEG (both unoutlined passes). */
+static bool card_moved_little(const match_ctx *m, const hyp *h, const vis_rect *start) {
+  return h->best.face >= 0 && m->tpl[h->best.face].kind == VIS__FACE_TYPE &&
+         pose_within(m, start, &h->r, UNOUTLINED_SEARCH_MM, UNOUTLINED_SEARCH_DEG);
+}
+
 static bool unoutlined_accepts(const match_ctx *m, hyp *h, const vis_rect *start,
                                const vis__object *acc, int n, vis__object *refined,
                                bool *is_refined) {
-  return h->best.face >= 0 && m->tpl[h->best.face].kind == VIS__FACE_TYPE &&
-         h->best.gain[0] >= FADED_GAIN &&
-         pose_within(m, start, &h->r, UNOUTLINED_SEARCH_MM, UNOUTLINED_SEARCH_DEG) &&
+  return card_moved_little(m, h, start) && h->best.gain[0] >= FADED_GAIN &&
          strip_accepts(m, h, start, acc, n, refined, is_refined);
 }
 static const rescue_pass RESCUE_UNOUTLINED_STRIPS = {"unoutlined strip", strip_candidate, by_score,
@@ -3002,8 +3007,7 @@ static bool clear_free_candidate(const match_ctx *m, const hyp *h, const vis__ob
 static bool unoutlined_card_accepts(const match_ctx *m, hyp *h, const vis_rect *start,
                                     const vis__object *acc, int n, vis__object *refined,
                                     bool *is_refined) {
-  return h->best.face >= 0 && m->tpl[h->best.face].kind == VIS__FACE_TYPE &&
-         pose_within(m, start, &h->r, UNOUTLINED_SEARCH_MM, UNOUTLINED_SEARCH_DEG) &&
+  return card_moved_little(m, h, start) &&
          rescue_accepts(m, h, start, acc, n, refined, is_refined);
 }
 static const rescue_pass RESCUE_UNOUTLINED_CARDS = {"unoutlined card", clear_free_candidate,
