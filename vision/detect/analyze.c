@@ -643,6 +643,13 @@ static void carpet_of(const vis_analyzer *an, const vis__table *t, const vis__ob
   c->face_down = tp->kind == VIS__FACE_BACK;
   c->rect = vis__rect_px_to_mm(t, &o->r_px);
   c->visible_fraction = visible_share(o);
+  if (o->hand_share > 0) { /* what lies under the hand is not seen (match.c carpet_under_hand) */
+    c->uncertain = true;
+    snprintf(c->reason, VIS_REASON_MAX,
+             "a hand or something not from the deck covers %.0f %% of it: a card under that "
+             "part would not be seen",
+             100 * o->hand_share);
+  }
 }
 
 /* TEPPICH_DEBUG_DIR: stack.txt starts empty for each photo. */
