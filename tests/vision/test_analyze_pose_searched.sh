@@ -7,8 +7,7 @@
 #    up again (0.59 explained; 0.93 at its true pose). The wide search
 #    (vision/detect/match.c wide_search) finds it; without it the carpet is
 #    missed, and with it that it lies on no card and goes back.
-# 2. layout_poor_rival.sh (registered in CMakeLists.txt for OpenCV before
-#    4.7 only): watch game 3:862's frame 139.
+# 2. layout_poor_rival.sh: watch game 3:862's frame 139.
 # usage: test_analyze_pose_searched.sh [MAKE_DECK] (not needed)
 . "$TEPPICH_SOURCE_DIR/tests/e2e/lib.sh"
 T=$TEPPICH_TMP
