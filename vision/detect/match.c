@@ -1268,9 +1268,14 @@ static double edge_support(const vis__table *t, const int16_t *claim, const vis_
 #define CLEAR_MIN 100 /* samples explained (4 cm^2); phantoms on wood: 30-50 */
 #define CLEAR_RING 0.93 /* frame explained; phantoms on wood 0.74 */
 
+/* Half of what o's face covers shows or more. */
+static bool shows_half(const vis__object *o) {
+  return 2 * o->valid >= o->total;
+}
+
 /* Most of it shows, or what shows of it is mostly in the object mask. */
 static bool object_shows(const hyp *h) {
-  return h->best.valid * 2 >= h->best.total || h->free_object >= 0.3 * h->free_n;
+  return shows_half(&h->best) || h->free_object >= 0.3 * h->free_n;
 }
 
 /* A hypothesis whose card face lay over an accepted card, compared with
@@ -2830,7 +2835,7 @@ static bool over_card_candidate(const match_ctx *m, const hyp *h, const vis__obj
 static bool carpet_under_hand(const match_ctx *m, hyp *h, int16_t n_acc, vis__object *refined,
                               bool *is_refined) {
   if (h->best.face < 0 || m->tpl[h->best.face].kind == VIS__FACE_TYPE || m->used[h->best.face] ||
-      2 * h->best.valid < h->best.total)
+      !shows_half(&h->best))
     return false;
   vis__occluded_fit of;
   if (!hand_test(m, h, &h->best, n_acc, "carpet under a hand", &of)) return false;
@@ -3029,7 +3034,7 @@ static const rescue_pass RESCUE_UNOUTLINED_STRIPS = {"unoutlined strip", strip_c
 static bool clear_free_candidate(const match_ctx *m, const hyp *h, const vis__object *acc,
                                  int n) {
   return free_candidate(m, h, acc, n) && clearly_explained_card(m, h) &&
-         2 * h->best.valid >= h->best.total;
+         shows_half(&h->best);
 }
 
 static bool unoutlined_card_accepts(const match_ctx *m, hyp *h, const vis_rect *start,
@@ -3095,7 +3100,7 @@ static int run_rescue(const match_ctx *m, hyp *H, int n_hyps, const vis__object 
 #define STRIP_SAME_PLACE 0.5
 static bool poor_carpet_strip(const match_ctx *m, const hyp *c) {
   return m->tpl[c->best.face].kind != VIS__FACE_TYPE && c->best.score < ON_TOP_MIN_SCORE &&
-         c->best.valid * 2 < c->best.total;
+         !shows_half(&c->best);
 }
 
 /* A card hypothesis not searched yet, worth searching as rescue's are,
@@ -3366,7 +3371,7 @@ static bool has_rug(const match_ctx *m, int f) {
  * the 225 of which half or more showed cost 486 M. */
 static bool rug_candidate(const hyp *h) {
   return h->alive && h->best.face >= 0 && h->best.score < RUG_LOW_SCORE &&
-         2 * h->best.valid < h->best.total;
+         !shows_half(&h->best);
 }
 
 /* The carpet face a candidate h is tried for at the rug's offsets
@@ -5126,7 +5131,7 @@ static bool carpet_instead(const match_ctx *m, hyp *h) {
  * shows. It is asked at OVER_CARD_SCORE (explained_enough), else its
  * pose is searched by the second rescue pass. */
 static bool carpet_over_card(const match_ctx *m, hyp *h) {
-  if (h->cards_out || 2 * h->best.valid < h->best.total) return false;
+  if (h->cards_out || !shows_half(&h->best)) return false;
   hyp was = *h;
   h->cards_out = h->over_card = true;
   rank_faces(m, h);
@@ -5264,11 +5269,6 @@ static int rank_candidates(match_ctx *m, hyp *H, int n_hyps, const vis__object *
   }
   qsort(order, (size_t)n_ok, sizeof *order, by_explained);
   return n_ok;
-}
-
-/* Half of what o's face covers shows or more. */
-static bool shows_half(const vis__object *o) {
-  return 2 * o->valid >= o->total;
 }
 
 /* Without carpet_if_no_card (analyze), a hypothesis whose card face
