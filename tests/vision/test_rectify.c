@@ -46,6 +46,7 @@ static void table_alloc(vis__table *t, int w, int h) {
 static void table_free(vis__table *t) {
   tp_image_free(&t->rgb);
   tp_image_free(&t->lab);
+  free(t->camera_mm);
 }
 
 static void test_positions_follow_the_map(void **state) {
@@ -79,6 +80,29 @@ static void test_positions_follow_the_map(void **state) {
   /* the Lab image was written too: lightness of a lit pixel, 0 where black */
   assert_true(tp_image_row(&t.lab, 10)[3 * 10] > 0);
   assert_int_equal(tp_image_row(&t.lab, t.lab.height - 1)[0], 0);
+  table_free(&t);
+  tp_image_free(&photo);
+}
+
+/* The photo's pixel size in table mm follows the map: at table pixel
+ * (96, 96), 48 mm each way, the map's steps are 0.924 photo pixels per mm
+ * along x and hypot(0.024, 0.8) along y; their geometric mean's inverse.
+ * Where the map ends, and in a table not rectified, it is unknown (0). */
+static void test_photo_pixel_size_follows_the_map(void **state) {
+  (void)state;
+  tp_image photo;
+  ramp_photo(&photo);
+  vis__table t;
+  table_alloc(&t, 301, 219);
+  assert_true(vis__camera_mm(&t, 96, 96) == 0);
+  vis_table_map map = {test_map, NULL, {0, 0, 150, 109}};
+  tp_error err;
+  assert_int_equal(vis__rectify(&photo, &map, 2, &t, &err), TP_OK);
+  double expected = 1 / sqrt(0.924 * hypot(0.024, 0.8));
+  assert_true(fabs(vis__camera_mm(&t, 96, 96) - expected) < 1e-3);
+  assert_true(fabs(vis__camera_mm(&t, 97, 95) - expected) < 1e-3); /* the nearest node */
+  assert_true(vis__camera_mm(&t, 96, 216) == 0); /* 108 mm: beyond the map */
+  assert_true(vis__camera_mm(&t, -50, 96) == 0); /* off the table image */
   table_free(&t);
   tp_image_free(&photo);
 }
@@ -296,6 +320,7 @@ static void test_blur_f32_cols_equal_whole(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_positions_follow_the_map),
+      cmocka_unit_test(test_photo_pixel_size_follows_the_map),
       cmocka_unit_test(test_threads_give_the_same_image),
       cmocka_unit_test(test_thread_setting_checked),
       cmocka_unit_test(test_blur_bands_equal_whole),

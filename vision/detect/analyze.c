@@ -137,6 +137,8 @@ static void table_free(vis__table *t) {
   tp_image_free(&t->smooth);
   vis__table_memo_free(t->memo);
   t->memo = NULL;
+  free(t->camera_mm);
+  t->camera_mm = NULL;
 }
 
 /* The smooth image (lab blurred to about a millimetre) in bands of rows

@@ -296,6 +296,26 @@ double vis__outline_edges_unoccluded(const vis__table *t, const vis_rect *r,
   return outline_edges(t, r, others, n_others, claim, face, tau, NULL, seen, weakest, occluded);
 }
 
+/* How far either side of a card's side its outline is looked for: 1.5
+ * mm, or OUTLINE_PHOTO_PX of the photo's pixels where they are coarser.
+ * The photo's own blur (the lens, the camera's shake: a pixel or so)
+ * spreads an edge over a few of its pixels, and where they are wide the
+ * pixels 1.5 mm either side catch part of the step only (tuning hard
+ * 3003 at 960x540, a pixel 0.95-1.8 mm of the table, cards 35-45 pixels
+ * wide on a cream cloth: the white borders of eight cards fully in view
+ * showed an edge at 0.41-0.59 of their side samples, weakest side
+ * 0.20-0.25, and all eight were missed). Two pixels each side found more
+ * cards but let look-alikes a few millimetres off pass too (tuning hard
+ * 3000-3089 at 960x540: 35 scenes exact with 1.5 mm, 38 with 1.5 pixels,
+ * 35 with 1.75). At 1920x1080 a pixel is 0.4-0.9 mm of the table on hard
+ * scenes (3003, 3010): 1.5 mm, as before. */
+#define OUTLINE_MM 1.5
+#define OUTLINE_PHOTO_PX 1.5
+static double outline_offset_mm(const vis__table *t, vis_pt a, vis_pt b) {
+  double photo_mm = vis__camera_mm(t, 0.5 * (a.x + b.x), 0.5 * (a.y + b.y));
+  return fmax(OUTLINE_MM, OUTLINE_PHOTO_PX * photo_mm);
+}
+
 /* The side samples' edges; a side sample whose inner pixel an occluder
  * (NULL: none) hides, or that occluded_at finds hidden, is not asked. */
 static double outline_edges(const vis__table *t, const vis_rect *r, const vis_rect *others,
@@ -311,9 +331,9 @@ static double outline_edges(const vis__table *t, const vis_rect *r, const vis_re
   int W = t->lab.width, H = t->lab.height, edge = 0;
   *seen = 0;
   *weakest = 1;
-  const double off = 1.5 * t->px_per_mm; /* 1.5 mm either side */
   for (int k = 0; k < 4; k++) {
     vis_pt a = c[k], b = c[(k + 1) % 4];
+    const double off = outline_offset_mm(t, a, b) * t->px_per_mm;
     double len = hypot(b.x - a.x, b.y - a.y), tx = (b.x - a.x) / len, ty = (b.y - a.y) / len;
     double nx = -ty, ny = tx; /* toward the centre? */
     if ((r->center.x - a.x) * nx + (r->center.y - a.y) * ny < 0) nx = -nx, ny = -ny;

@@ -21,7 +21,7 @@
 #include "cvw.h"
 #include "vision_internal.h"
 
-enum { RECT_GRID = 8, RECT_STRIP = 16, RECT_MAX_THREADS = 16 };
+enum { RECT_GRID = VIS__CAMERA_GRID, RECT_STRIP = 16, RECT_MAX_THREADS = 16 };
 
 typedef struct {
   const tp_image *rgb;
@@ -113,6 +113,36 @@ static void grid_row(void *ctx, int worker, int j) {
   }
 }
 
+/* The photo's pixel in table mm at every grid node: the table pixel's
+ * steps to the next node each way, as photo pixels, give the photo's
+ * pixels per table pixel along either axis; their geometric mean is the
+ * scale (a tilted camera squeezes one axis more than the other). 0 where
+ * a node or its neighbours do not map. */
+static void camera_scale(const vis__table *t, const float *gx, const float *gy, int gw, int gh,
+                         float *out) {
+  if (gw < 2 || gh < 2) { /* no neighbours to step to */
+    memset(out, 0, sizeof(float) * (size_t)gw * (size_t)gh);
+    return;
+  }
+  for (int j = 0; j < gh; j++)
+    for (int i = 0; i < gw; i++) {
+      size_t k = (size_t)j * gw + i, kx = i + 1 < gw ? k + 1 : k - 1,
+             ky = j + 1 < gh ? k + (size_t)gw : k - (size_t)gw;
+      out[k] = 0;
+      if (gx[k] < -1e5f || gx[kx] < -1e5f || gx[ky] < -1e5f) continue;
+      double ax = hypot(gx[kx] - gx[k], gy[kx] - gy[k]) / RECT_GRID;
+      double ay = hypot(gx[ky] - gx[k], gy[ky] - gy[k]) / RECT_GRID;
+      if (ax > 0 && ay > 0) out[k] = (float)(1 / (sqrt(ax * ay) * t->px_per_mm));
+    }
+}
+
+double vis__camera_mm(const vis__table *t, double x, double y) {
+  if (!t->camera_mm) return 0;
+  int i = (int)lround(x / RECT_GRID), j = (int)lround(y / RECT_GRID);
+  if (i < 0 || j < 0 || i >= t->camera_w || j >= t->camera_h) return 0;
+  return t->camera_mm[(size_t)j * t->camera_w + i];
+}
+
 tp_status vis__rectify(const tp_image *rgb, const vis_table_map *map, int threads,
                        vis__table *t, tp_error *err) {
   int w = t->rgb.width, h = t->rgb.height;
@@ -126,6 +156,12 @@ tp_status vis__rectify(const tp_image *rgb, const vis_table_map *map, int thread
   }
   grid_job gj = {map, t, gw, gx, gy};
   vis__parallel_for(threads, gh, grid_row, &gj);
+  free(t->camera_mm);
+  t->camera_mm = malloc(sizeof(float) * (size_t)gw * (size_t)gh);
+  if (t->camera_mm) {
+    t->camera_w = gw, t->camera_h = gh;
+    camera_scale(t, gx, gy, gw, gh, t->camera_mm);
+  } /* else unknown: the outline is looked for as in a sharp photo */
   int n = threads < 1 ? 1 : threads > RECT_MAX_THREADS ? RECT_MAX_THREADS : threads;
   strip_job jobs[RECT_MAX_THREADS];
   pthread_t tid[RECT_MAX_THREADS];

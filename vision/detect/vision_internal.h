@@ -61,6 +61,11 @@ typedef struct {
   double px_per_mm;
   double x0_mm, y0_mm; /* table mm of pixel (0,0) */
   int threads;         /* workers for its per-pixel stages (0 counts as 1) */
+  /* owned (rectify): the width in mm of the photo's pixel at every
+   * VIS__CAMERA_GRID-th table pixel each way (camera_w per row); NULL (the
+   * tests' tables), or 0 where the table does not map: unknown */
+  float *camera_mm;
+  int camera_w, camera_h;
   /* owned (rectify); NULL: computed again at every use (the tests'
    * tables). Its first use must come after the object mask is final:
    * only the matcher and what follows it ask. */
@@ -194,9 +199,12 @@ static inline vis_rect vis__rect_mm_to_px(const vis__table *t, const vis_rect *r
 }
 
 /* Fills t->rgb and t->lab (allocated, with px_per_mm and the origin set)
- * from the photo through the table mapping (rectify.c). */
+ * from the photo through the table mapping, and t->camera_mm (rectify.c). */
 tp_status vis__rectify(const tp_image *rgb, const vis_table_map *map, int threads,
                        vis__table *t, tp_error *err);
+enum { VIS__CAMERA_GRID = 8 }; /* table pixels between camera_mm's nodes */
+/* The width in mm of the photo's pixel at table pixel (x, y); 0: unknown. */
+double vis__camera_mm(const vis__table *t, double x, double y);
 /* cvw_box_blur_rows (OpenCV's box filter of rows y0..y1-1, byte for byte)
  * computed here in plain C for windows of up to 256 pixels (radius <= 7),
  * about a sixth of the instructions (rectify.c). */
