@@ -1141,7 +1141,7 @@ static bool outlined_carpet_strip(const vis__table *t, const vis__object *obj, i
   int n_above = k < 64 ? k : 64, seen;
   for (int j = 0; j < n_above; j++) above[j] = obj[j].r_px;
   double weakest;
-  double e = vis__outline_edges(t, &obj[k].r_px, above, n_above, NULL, &seen, &weakest);
+  double e = vis__carpet_outline_edges(t, &obj[k].r_px, above, n_above, NULL, &seen, &weakest);
   return seen >= VIS__SLIVER_EDGE_SEEN && e >= VIS__OUTLINED_EDGES;
 }
 

@@ -286,14 +286,21 @@ double vis__outline_edges(const vis__table *t, const vis_rect *r, const vis_rect
 
 static double outline_edges(const vis__table *t, const vis_rect *r, const vis_rect *others,
                             int n_others, const int16_t *claim, const vis__face_place *face,
-                            double tau, const vis__occluder *occ, int *seen, double *weakest,
-                            int *occluded);
+                            double tau, const vis__occluder *occ, bool wide, int *seen,
+                            double *weakest, int *occluded);
 
 double vis__outline_edges_unoccluded(const vis__table *t, const vis_rect *r,
                                      const vis_rect *others, int n_others, const int16_t *claim,
                                      const vis__face_place *face, double tau, int *seen,
                                      double *weakest, int *occluded) {
-  return outline_edges(t, r, others, n_others, claim, face, tau, NULL, seen, weakest, occluded);
+  return outline_edges(t, r, others, n_others, claim, face, tau, NULL, true, seen, weakest,
+                       occluded);
+}
+
+double vis__carpet_outline_edges(const vis__table *t, const vis_rect *r, const vis_rect *others,
+                                 int n_others, const int16_t *claim, int *seen,
+                                 double *weakest) {
+  return outline_edges(t, r, others, n_others, claim, NULL, 0, NULL, false, seen, weakest, NULL);
 }
 
 /* How far either side of a card's side its outline is looked for: 1.5
@@ -311,7 +318,8 @@ double vis__outline_edges_unoccluded(const vis__table *t, const vis_rect *r,
  * scenes (3003, 3010): 1.5 mm, as before. */
 #define OUTLINE_MM 1.5
 #define OUTLINE_PHOTO_PX 1.5
-static double outline_offset_mm(const vis__table *t, vis_pt a, vis_pt b) {
+static double outline_offset_mm(const vis__table *t, vis_pt a, vis_pt b, bool wide) {
+  if (!wide) return OUTLINE_MM;
   double photo_mm = vis__camera_mm(t, 0.5 * (a.x + b.x), 0.5 * (a.y + b.y));
   return fmax(OUTLINE_MM, OUTLINE_PHOTO_PX * photo_mm);
 }
@@ -320,8 +328,8 @@ static double outline_offset_mm(const vis__table *t, vis_pt a, vis_pt b) {
  * (NULL: none) hides, or that occluded_at finds hidden, is not asked. */
 static double outline_edges(const vis__table *t, const vis_rect *r, const vis_rect *others,
                             int n_others, const int16_t *claim, const vis__face_place *face,
-                            double tau, const vis__occluder *occ, int *seen, double *weakest,
-                            int *occluded) {
+                            double tau, const vis__occluder *occ, bool wide, int *seen,
+                            double *weakest, int *occluded) {
   vis__frame of[64];
   int n_occluded = 0;
   n_others = n_others < 64 ? n_others : 64;
@@ -333,7 +341,7 @@ static double outline_edges(const vis__table *t, const vis_rect *r, const vis_re
   *weakest = 1;
   for (int k = 0; k < 4; k++) {
     vis_pt a = c[k], b = c[(k + 1) % 4];
-    const double off = outline_offset_mm(t, a, b) * t->px_per_mm;
+    const double off = outline_offset_mm(t, a, b, wide) * t->px_per_mm;
     double len = hypot(b.x - a.x, b.y - a.y), tx = (b.x - a.x) / len, ty = (b.y - a.y) / len;
     double nx = -ty, ny = tx; /* toward the centre? */
     if ((r->center.x - a.x) * nx + (r->center.y - a.y) * ny < 0) nx = -nx, ny = -ny;
@@ -793,8 +801,8 @@ bool vis__occluded_card(const vis__table *t, const vis__template *tp, const vis_
   vis__face_fit all;
   vis__face_fit_measure_occluded(t, tp, &lit, others, n_others, claim, self, NULL, threads, &all);
   of->share = all.n ? 1 - (double)of->fit.n / all.n : 0;
-  of->edges = outline_edges(t, &o->r_px, others, n_others, claim, NULL, 0, &oc, &of->seen,
-                            &of->weakest, &of->occluded);
+  of->edges = outline_edges(t, &o->r_px, others, n_others, claim, NULL, 0, &oc, true,
+                            &of->seen, &of->weakest, &of->occluded);
   vis__occluder_free(&oc);
   const vis__face_fit *ff = &of->fit;
   return of->share >= OCC_MIN_SHARE && of->share <= OCC_MAX_SHARE && !vis__face_fit_no_card(ff) &&

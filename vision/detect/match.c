@@ -1570,7 +1570,9 @@ static bool hidden_side(const match_ctx *m, const hyp *h) {
 static bool outline_shows(const match_ctx *m, const hyp *h) {
   int seen;
   double weakest;
-  double e = edge_support(m->t, m->claim, &h->r, &seen, &weakest);
+  double e = h->best.face >= 0 && m->tpl[h->best.face].kind != VIS__FACE_TYPE
+                 ? vis__carpet_outline_edges(m->t, &h->r, NULL, 0, m->claim, &seen, &weakest)
+                 : edge_support(m->t, m->claim, &h->r, &seen, &weakest);
   bool unhidden = !(seen >= 10 && e >= 0.5) && clearly_explained_card(m, h);
   if (unhidden) e = unoccluded_edges(m, h, &seen, &weakest);
   if (!(seen >= 10 && e >= 0.5)) return false;

@@ -767,6 +767,13 @@ bool vis__face_fit_poor_on_table(const vis__face_fit *ff, double colour_share);
  * object, or inside one of `others`. */
 double vis__outline_edges(const vis__table *t, const vis_rect *r, const vis_rect *others,
                           int n_others, const int16_t *claim, int *seen, double *weakest);
+/* vis__outline_edges of a carpet: always 1.5 mm either side of its sides,
+ * where a card's is asked wider in a coarse photo (evidence.c,
+ * outline_offset_mm: a printed cloth's cells are card-sized, and their
+ * lines passed for a carpet's outline). */
+double vis__carpet_outline_edges(const vis__table *t, const vis_rect *r, const vis_rect *others,
+                                 int n_others, const int16_t *claim, int *seen,
+                                 double *weakest);
 /* vis__outline_edges, where a side sample that a thing no deck face
  * explains hides (face: the card's placed face, tau: its residual
  * cut-off; the inner pixel unexplained by it and no colour change across
