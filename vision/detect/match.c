@@ -772,6 +772,25 @@ static bool dim_carpet(const match_ctx *m, int f, const double gain[3], const do
          (gain[1] <= CHROMA_MIN || gain[2] <= CHROMA_MIN);
 }
 
+/* A lamp's glare past g 0.24 (L's offset 60 is 255 g) is more than L's
+ * offset bound can follow, for a carpet as for a card (washed_card). So
+ * a carpet's face held at both of L's bounds (gain L_GAIN_MIN and
+ * offset L_OFFSET_MAX) is refitted as a washed card is (FIT_WASHED: L's
+ * offset up to WASHED_OFFSET_MAX), on the dim refit's tests (refit_light).
+ * Refitted dim, the offset held at 60, a stack of three carpets under a
+ * glare of 0.48 was missed whole, and the two cards under it (CHECK hard
+ * 3249: the yellow carpet on top, fully visible, 0.45 of it explained at
+ * its searched pose; washed 0.99 at gain 0.50 and offset 112, its red
+ * and green strips 0.96-0.98); so were 3234's blue carpet, on top and
+ * fully visible under a glare of 0.48 (washed 1.000 at offset 112.5),
+ * and the red beneath it (0.98 of its strip). At the offset's bound
+ * alone, a face fitted washed passed for another carpet's strip away
+ * from any glare (DEV hard 3040: the red carpet's face, 347 of 356
+ * samples of the yellow's strip). */
+static bool glared_carpet(const vis__object *o) {
+  return o->gain[0] <= L_GAIN_MIN + 0.005 && o->offset[0] >= L_OFFSET_MAX - 0.05;
+}
+
 /* How much of face f's colours shows at h's valid free samples: one
  * gain for a and b together (least squares, each about its mean), as the
  * photo's colours are measured (card_colours). */
@@ -829,8 +848,9 @@ static bool washed_card(const match_ctx *m, int f, const double gain[3],
 #define STRICT_WASHED_GAIN (L_GAIN_MIN + 0.005)
 #define WASHED_GAIN 0.55
 
-/* o's face was fitted washed: only FIT_WASHED (washed_card's refit) lets
- * L's offset past L_OFFSET_MAX, so an offset beyond it says so. */
+/* o's face was fitted washed: only FIT_WASHED (washed_card's refit, and a
+ * glared carpet's) lets L's offset past L_OFFSET_MAX, so an offset beyond
+ * it says so. */
 static bool fitted_washed(const vis__object *o) {
   return fabs(o->offset[0]) > L_OFFSET_MAX + 0.05;
 }
@@ -914,7 +934,7 @@ static void score_face_washed(const match_ctx *m, const hyp *h, int valid, const
                           o->offset, sums);
   int bar = give_up > o->explained ? give_up : o->explained;
   if (dim_carpet(m, f, o->gain, o->offset) && dim_shows(valid, o->total, stride))
-    refit_light(m, h, valid, so, coarse, bar, FIT_DIM, sums, o);
+    refit_light(m, h, valid, so, coarse, bar, glared_carpet(o) ? FIT_WASHED : FIT_DIM, sums, o);
   else if (washed_card(m, f, o->gain, o->offset, washed_gain) && 2 * valid >= o->total)
     refit_light(m, h, valid, so, coarse, bar, FIT_WASHED, sums, o);
   if (o->explained < 0) {
