@@ -3,7 +3,8 @@
 # gets a line of signed pose errors, and every carpet/card pair near
 # contact a line of depths; the columns agree with each other (the picture
 # errors are the plain ones when the renderer's own camera maps the table),
-# and bad options give one clear line.
+# and bad options (a --pose-errors file or --failures folder that cannot
+# be written) give one clear line.
 . "$TEPPICH_SOURCE_DIR/tests/e2e/lib.sh"
 T=$TEPPICH_TMP
 
@@ -48,6 +49,15 @@ awk -F'\t' '
 # bad use: one line naming what is wrong
 expect_exit 2 "$TEPPICH" eval --count 1 --pose-errors "$T/no/such/dir/pe.tsv"
 expect_err "no/such/dir/pe.tsv"
+expect_one_line_err
+# --failures: a folder that cannot be made, or a file, is said at once
+# (it was made silently or not at all, and a long run's failures lost)
+expect_exit 2 "$TEPPICH" eval --count 1 --failures "$T/no/such/dir"
+expect_err "no/such/dir"
+expect_one_line_err
+: >"$T/plain"
+expect_exit 2 "$TEPPICH" eval --count 1 --failures "$T/plain"
+expect_err "plain': Not a directory"
 expect_one_line_err
 expect_exit 2 "$TEPPICH" eval --count 1 --size 960by540
 expect_err "--size wants WIDTHxHEIGHT"

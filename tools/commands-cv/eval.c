@@ -1,5 +1,6 @@
 /* teppich eval: accuracy of `teppich analyze` on rendered scenes whose
  * truth is known, per difficulty, on seeds that were never used to tune. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,10 +237,13 @@ static void save_failure(const char *dir, const char *level, unsigned long seed,
   char path[1024];
   snprintf(path, sizeof path, "%s/%s-%lu.png", dir, level, seed);
   tp_error err;
-  an_annotate(s, rep, path, &err);
+  if (an_annotate(s, rep, path, &err))
+    fprintf(stderr, "eval: could not write '%s': %s\n", path, err.text);
   snprintf(path, sizeof path, "%s/%s-%lu.json", dir, level, seed);
   char *json = rnd_scene_to_json(scene);
-  if (json) tp_write_file_atomic(path, json, strlen(json), &err);
+  if (!json || tp_write_file_atomic(path, json, strlen(json), &err))
+    fprintf(stderr, "eval: could not write '%s'%s%s\n", path, json ? ": " : " (out of memory)",
+            json ? err.text : "");
   free(json);
 }
 
@@ -414,6 +418,20 @@ static int parse_args(int argc, char **argv, eval_args *a) {
   return 0;
 }
 
+/* The --failures folder exists (made now if need be) and is a folder: a
+ * run of hundreds of scenes must not end with its failures silently
+ * unwritten. False with errno set otherwise. */
+static bool failures_folder(const char *dir) {
+  struct stat sb;
+  if (mkdir(dir, 0777) && errno != EEXIST) return false;
+  if (stat(dir, &sb)) return false;
+  if (!S_ISDIR(sb.st_mode)) {
+    errno = ENOTDIR;
+    return false;
+  }
+  return true;
+}
+
 /* Random scenes of the wanted levels (a->level). */
 static int run_random(const eval_args *a, const ft_rules *rules, const ft_rules *truth_rules) {
   static const char *names[3] = {"easy", "normal", "hard"};
@@ -421,7 +439,9 @@ static int run_random(const eval_args *a, const ft_rules *rules, const ft_rules 
   for (int k = 0; k < 3; k++) want[k] = !strcmp(a->level, "all") || !strcmp(a->level, names[k]);
   if (!want[0] && !want[1] && !want[2])
     return cli_fail(2, "eval: --difficulty must be easy, normal, hard or all, not '%s'", a->level);
-  if (a->failures) mkdir(a->failures, 0777);
+  if (a->failures && !failures_folder(a->failures))
+    return cli_fail(2, "eval: cannot use --failures folder '%s': %s (give one that can be made)",
+                    a->failures, strerror(errno));
   FILE *pose_errors = a->pose_file ? fopen(a->pose_file, "w") : NULL;
   if (a->pose_file && !pose_errors)
     return cli_fail(2, "eval: cannot write --pose-errors file '%s' (check the folder)",
