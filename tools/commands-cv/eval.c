@@ -241,9 +241,10 @@ static void save_failure(const char *dir, const char *level, unsigned long seed,
     fprintf(stderr, "eval: could not write '%s': %s\n", path, err.text);
   snprintf(path, sizeof path, "%s/%s-%lu.json", dir, level, seed);
   char *json = rnd_scene_to_json(scene);
-  if (!json || tp_write_file_atomic(path, json, strlen(json), &err))
-    fprintf(stderr, "eval: could not write '%s'%s%s\n", path, json ? ": " : " (out of memory)",
-            json ? err.text : "");
+  if (!json)
+    fprintf(stderr, "eval: could not write '%s' (out of memory)\n", path);
+  else if (tp_write_file_atomic(path, json, strlen(json), &err))
+    fprintf(stderr, "eval: could not write '%s': %s\n", path, err.text);
   free(json);
 }
 

@@ -787,8 +787,13 @@ static bool dim_carpet(const match_ctx *m, int f, const double gain[3], const do
  * alone, a face fitted washed passed for another carpet's strip away
  * from any glare (DEV hard 3040: the red carpet's face, 347 of 356
  * samples of the yellow's strip). */
+/* L's fit at its offset bound with a gain of gain_max or less: a glare
+ * (glared_carpet at L_GAIN_MIN; washed_card's gain bound may be wider). */
+static bool l_held_by_glare(const double gain[3], const double offset[3], double gain_max) {
+  return gain[0] <= gain_max && offset[0] >= L_OFFSET_MAX - 0.05;
+}
 static bool glared_carpet(const vis__object *o) {
-  return o->gain[0] <= L_GAIN_MIN + 0.005 && o->offset[0] >= L_OFFSET_MAX - 0.05;
+  return l_held_by_glare(o->gain, o->offset, L_GAIN_MIN + 0.005);
 }
 
 /* How much of face f's colours shows at h's valid free samples: one
@@ -833,8 +838,7 @@ static double joint_chroma(const match_ctx *m, const hyp *h, int valid, int f, b
  * card half or more of which shows is refitted (the dim carpet's rule). */
 static bool washed_card(const match_ctx *m, int f, const double gain[3],
                         const double offset[3], double gain_max) {
-  return m->tpl[f].kind == VIS__FACE_TYPE && gain[0] <= gain_max &&
-         offset[0] >= L_OFFSET_MAX - 0.05;
+  return m->tpl[f].kind == VIS__FACE_TYPE && l_held_by_glare(gain, offset, gain_max);
 }
 
 /* washed_card's gain bound: strict (STRICT_WASHED_GAIN, at L_GAIN_MIN) and,
@@ -1587,12 +1591,19 @@ static bool hidden_side(const match_ctx *m, const hyp *h) {
   return seen >= 10 && e >= HAND_SIDE_EDGES && weakest >= MIN_SIDE_EDGE;
 }
 
+/* edge_support as h's best face asks it: a carpet face's outline 1.5 mm
+ * either side of its sides, a card's wider in a coarse photo (the cells
+ * of a printed cloth passed for carpets asked wider; evidence.c). */
+static double face_edge_support(const match_ctx *m, const hyp *h, int *seen, double *weakest) {
+  if (h->best.face >= 0 && m->tpl[h->best.face].kind != VIS__FACE_TYPE)
+    return vis__carpet_outline_edges(m->t, &h->r, NULL, 0, m->claim, seen, weakest);
+  return edge_support(m->t, m->claim, &h->r, seen, weakest);
+}
+
 static bool outline_shows(const match_ctx *m, const hyp *h) {
   int seen;
   double weakest;
-  double e = h->best.face >= 0 && m->tpl[h->best.face].kind != VIS__FACE_TYPE
-                 ? vis__carpet_outline_edges(m->t, &h->r, NULL, 0, m->claim, &seen, &weakest)
-                 : edge_support(m->t, m->claim, &h->r, &seen, &weakest);
+  double e = face_edge_support(m, h, &seen, &weakest);
   bool unhidden = !(seen >= 10 && e >= 0.5) && clearly_explained_card(m, h);
   if (unhidden) e = unoccluded_edges(m, h, &seen, &weakest);
   if (!(seen >= 10 && e >= 0.5)) return false;
