@@ -89,14 +89,20 @@ static void setup_game(const char *spec, ft_players *pl, wch_config *cfg) {
 /* A controller of the game of `spec` that tells sink s what it says,
  * records and events (s NULL: nobody); *pl gets the players (the
  * controller keeps its own copy). */
-static wch *new_game(const char *spec, ft_players *pl, sink *s) {
+static wch *new_game_looking(const char *spec, ft_players *pl, sink *s,
+                              int taking_looks) {
   wch_config cfg;
   setup_game(spec, pl, &cfg);
+  cfg.taking_looks = taking_looks;
   wch_output out = {s, on_say, on_event, on_record};
   wch *w;
   tp_error err;
   assert_int_equal(wch_create(&cfg, s ? &out : NULL, &w, &err), TP_OK);
   return w;
+}
+
+static wch *new_game(const char *spec, ft_players *pl, sink *s) {
+  return new_game_looking(spec, pl, s, 0);
 }
 
 /* ... started: it asks for the genie deal. */
@@ -1099,6 +1105,62 @@ static void test_taken_under_carpet(void **state) {
   assert_non_null(strstr(s.log, "flight blue=3 green=2 red=7\n"));
   wch_destroy(w);
   free(s.log);
+}
+
+/* Three players at the first flight, the taking asked to show a card gone
+ * in `taking_looks` looks before it goes to a carpet (as watch sets 2):
+ * blue on card 0, green on card 4, red on card 5 with its edge 5 mm short
+ * of card 6. */
+static wch *flight_to_take(sink *s, int taking_looks) {
+  ft_players pl;
+  wch *w = new_game_looking("anna=red,ben=blue,cleo=green", &pl, s, taking_looks);
+  tp_error err;
+  assert_int_equal(wch_start(w, &err), TP_OK);
+  assert_int_equal(wch_answer(w, "genies anna=8,3 ben=7,4 cleo=6,5", &err), TP_OK);
+  wch_obs o = layout_obs(12);
+  observe(w, &o);
+  add_carpet(&o, "blue", 90, 90, 0);
+  add_carpet(&o, "green", 90, 220, 4);
+  add_carpet(&o, "red", 226, 220, 5);
+  observe(w, &o);
+  assert_non_null(strstr(s->log, "flight blue=0 green=4 red=5\n"));
+  return w;
+}
+
+/* A look can miss a card that lies there (watch game 3:882 at 960x540):
+ * with two looks asked, a taking that shows card 6 gone beside red waits
+ * for the next look; shown there again, card 6 stays on the table and
+ * the next flight begins; gone in both looks, it goes to red as with one
+ * look. */
+static void test_taken_under_carpet_twice(void **state) {
+  (void)state;
+  sink s = {0};
+  wch *w = flight_to_take(&s, 2);
+  wch_obs missed = layout_except((const int[]){0, 4, 5, 6, -1});
+  observe(w, &missed);
+  assert_true(wch_taking_pending(w));
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_TAKING);
+  assert_int_equal(count_kind(&s, "card_taken_under_carpet"), 0);
+  wch_obs seen = layout_except((const int[]){0, 4, 5, -1});
+  observe(w, &seen);
+  assert_false(wch_taking_pending(w));
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+  assert_int_equal(count_kind(&s, "card_taken_under_carpet"), 0);
+  assert_null(strstr(s.log, "red=5,6\n"));
+  wch_destroy(w);
+  free(s.log);
+
+  sink t = {0};
+  w = flight_to_take(&t, 2);
+  observe(w, &missed);
+  assert_true(wch_taking_pending(w));
+  observe(w, &missed);
+  assert_false(wch_taking_pending(w));
+  assert_int_equal(count_kind(&t, "card_taken_under_carpet"), 1);
+  assert_non_null(strstr(t.log, "flight blue=0 green=4 red=5,6\n"));
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+  wch_destroy(w);
+  free(t.log);
 }
 
 /* Red lies on card 5 and, by the eyes, on card 6, but the players leave
@@ -2296,6 +2358,7 @@ int main(void) {
       cmocka_unit_test(test_cards_by_id),
       cmocka_unit_test(test_layout_laid_order),
       cmocka_unit_test(test_taken_under_carpet),
+      cmocka_unit_test(test_taken_under_carpet_twice),
       cmocka_unit_test(test_left_where_unsure),
       cmocka_unit_test(test_last_flight_taking),
       cmocka_unit_test(test_source_ended),

@@ -403,4 +403,25 @@ expect_exit 0 "$TEPPICH" watch --observations "$T/g16/obs.jsonl" --players $P --
 grep -q "assumed" "$T/out" && fail "an answer was assumed after the resume"
 "$TEPPICH" score "$T/between.t" | tail -n +2 >"$T/between.score"
 cmp -s "$T/between.score" "$T/truth16.score" || fail "resumed between swapped reveals: not the true final table"
+# 15. one frame of a taking misses a card at a carpet's edge (watch game
+# 3:882 at 960x540: a palace beside blue, missed in the one still frame
+# that decided the taking, was given to blue). Game 7's round 1 flight 1
+# with red moved 32 mm toward card 2 (still on card 3 only, its edge a few
+# mm from card 2), and card 2 missed in the first still frame of that
+# flight's taking only: the taking waits for the next still frame, which
+# shows card 2, and gives it to nobody (one look gave it to red).
+awk '/"colour":"red","center_mm":\[397\.12058938703558,96\.669000760919431\]/ {
+       moved += sub(/"colour":"red","center_mm":\[397\.12058938703558,/, "\"colour\":\"red\",\"center_mm\":[365,")
+       flight = 1 }
+     flight && !done && /"carpets":\[\]/ && !/"moving":true/ {
+       done = sub(/\{"id":2,"type":"adventure-c","center_mm":\[290,90\],"angle_deg":90\},/, "") }
+     { print }
+     END { if (moved != 8 || !done) exit 1 }' "$T/g/obs.jsonl" >"$T/missed.jsonl" ||
+  fail "simulated game 7 changed: pick another flight"
+expect_exit 0 "$TEPPICH" watch --observations "$T/missed.jsonl" --players $P --fast \
+  --answers "$T/g/answers.txt" --transcript "$T/missed.t" --events "$T/missed.ev"
+grep -q '"kind": *"card_taken_under_carpet"' "$T/missed.ev" && fail "a card missed in one frame of the taking was given to red"
+grep '^flight\|^reveal\|^lamps' "$T/missed.t" >"$T/a"
+grep '^flight\|^reveal\|^lamps' "$T/g/truth.transcript" >"$T/b"
+cmp -s "$T/a" "$T/b" || fail "a card missed in one frame of the taking: the game differs from the truth"
 finish

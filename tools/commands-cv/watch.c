@@ -725,7 +725,8 @@ static int run_observations(app *a, const char *path, int64_t skip_to) {
       continue;
     }
     if (++run == 1) a->settle_frame = a->frames - 1;
-    if (run == mc.still_frames)
+    if (run == mc.still_frames ||
+        (run <= WATCH_LOOK_UNTIL && wch_taking_pending(a->w)))
       rc = decide(a, obs);
     else if (a->confirm_left > 0)
       rc = run <= WATCH_LOOK_UNTIL ? confirm(a, obs) : ask_now(a);
@@ -1260,9 +1261,12 @@ static int run_camera(app *a, an_session *s, cap_source *src, int64_t skip_to) {
                        mr.run <= WATCH_LOOK_UNTIL;
     if (a->confirm_left > 0 && !second_look && (rc = ask_now(a)) != 0) break;
     /* the layout is looked at in a few still frames (each may miss a
-     * card); everything else once per still scene */
-    bool again = !second_look && mr.still && !mr.settled && extra < 2 &&
-                 wch_get_stage(a->w) == WCH_WAIT_LAYOUT;
+     * card), and a taking that would give a card to a carpet until a
+     * second frame shows it gone too; everything else once per still
+     * scene */
+    bool again = !second_look && mr.still && !mr.settled &&
+                 ((extra < 2 && wch_get_stage(a->w) == WCH_WAIT_LAYOUT) ||
+                  (mr.run <= WATCH_LOOK_UNTIL && wch_taking_pending(a->w)));
     if (!mr.settled && !again && !second_look) continue;
     if (!second_look) extra = mr.settled ? 0 : extra + 1;
     rc = look_at_frame(a, s, &lr, &bare, obs, &f, second_look);
@@ -1794,6 +1798,7 @@ static int play(options *o, const ft_rules *rules, const ft_players *players,
   cfg.players = players;
   cfg.first_layer = first_layer;
   memcpy(cfg.table_mm, o->table, sizeof cfg.table_mm);
+  cfg.taking_looks = 2; /* a card taken under a carpet: gone twice */
   wch_output out = {&a, on_say, on_event, on_record};
   if (rc < 0 && wch_create(&cfg, &out, &a.w, &err) != TP_OK)
     rc = cli_fail(2, "%s", err.text);

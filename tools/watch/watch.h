@@ -145,6 +145,12 @@ typedef struct {
    * from the layout reference. */
   double min_overlap_mm2;
   double card_mm[2], carpet_mm[2]; /* sizes (deck.json) */
+  /* still looks in a row that must show a card gone before the taking
+   * gives it to a carpet it lay beside (card_taken_under_carpet); 0 or 1:
+   * the first look decides. A look can miss a card that is there, so an
+   * observer that can show more still frames of the scene sets 2 and
+   * shows them while wch_taking_pending says so. */
+  int taking_looks;
 } wch_config;
 
 void wch_config_default(wch_config *cfg);
@@ -223,6 +229,10 @@ void wch_source_ended(wch *w);
  * pending: the last wch_observe resolved a flight that still takes
  * confirm frames. *corrected (may be NULL): this frame changed it. */
 bool wch_confirm_pending(const wch *w);
+/* The last wch_observe saw the players take a card that the taking would
+ * give to a carpet, and cfg.taking_looks asks for another look before
+ * that is decided: show the next still frame (wch_observe). */
+bool wch_taking_pending(const wch *w);
 tp_status wch_confirm(wch *w, const wch_obs *obs, bool *corrected,
                       tp_error *err);
 /* Flights corrected on a second look so far (whole game). */

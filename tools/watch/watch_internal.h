@@ -136,6 +136,11 @@ struct wch {
   /* the last flight's carpets were seen taken away (the players took
    * what it gave them): at a round's last flight the lamps wait for it */
   bool taking_seen;
+  /* looks of the taking so far that showed cards it would give to a
+   * carpet gone (cfg.taking_looks), and those gone in every one of them
+   * (by card id) */
+  int taking_looked;
+  uint64_t taking_gone;
   wch_carpet_obs flight_carpets[WCH_MAX_OBS_CARPETS];
   bool unknown_warned;
   int flights_total; /* counts resolved flights over the game */
