@@ -1071,6 +1071,26 @@ static void test_layout_laid_order(void **state) {
   free(s.log);
 }
 
+/* Three players after their first flight, the taking asked to show a
+ * card gone in `taking_looks` looks before it goes to a carpet (watch
+ * sets 2; 0: the first look decides): blue on card 0, green on card 4,
+ * red on card 5 with its edge 5 mm short of card 6. */
+static wch *flight_to_take(sink *s, int taking_looks) {
+  ft_players pl;
+  wch *w = new_game_looking("anna=red,ben=blue,cleo=green", &pl, s, taking_looks);
+  tp_error err;
+  assert_int_equal(wch_start(w, &err), TP_OK);
+  assert_int_equal(wch_answer(w, "genies anna=8,3 ben=7,4 cleo=6,5", &err), TP_OK);
+  wch_obs o = layout_obs(12);
+  observe(w, &o);
+  add_carpet(&o, "blue", 90, 90, 0);
+  add_carpet(&o, "green", 90, 220, 4);
+  add_carpet(&o, "red", 226, 220, 5);
+  observe(w, &o);
+  assert_non_null(strstr(s->log, "flight blue=0 green=4 red=5\n"));
+  return w;
+}
+
 /* A card nobody won that the players take away right after the flight,
  * at the edge of one of its carpets (a corner over the card's edge that
  * the eyes missed): the carpet lay on it, and the flight is resolved again
@@ -1078,15 +1098,10 @@ static void test_layout_laid_order(void **state) {
 static void test_taken_under_carpet(void **state) {
   (void)state;
   sink s = {0};
-  wch *w = three_player_game(&s);
-  wch_obs o = layout_obs(12);
-  add_carpet(&o, "blue", 90, 90, 0);
-  add_carpet(&o, "green", 90, 220, 4);
-  add_carpet(&o, "red", 226, 220, 5); /* its edge 5 mm short of card 6 */
-  observe(w, &o);
-  assert_non_null(strstr(s.log, "flight blue=0 green=4 red=5\n"));
+  wch *w = flight_to_take(&s, 0);
   wch_obs rest = layout_except((const int[]){0, 4, 5, 6, 11, -1});
   observe(w, &rest);
+  assert_false(wch_taking_pending(w)); /* the first look decides */
   assert_int_equal(count_kind(&s, "card_taken_under_carpet"), 1);
   assert_int_equal(count_kind(&s, "wrong_card_taken"), 1); /* card 11 */
   assert_int_equal(count_kind(&s, "claimed_card_left"), 0);
@@ -1105,26 +1120,6 @@ static void test_taken_under_carpet(void **state) {
   assert_non_null(strstr(s.log, "flight blue=3 green=2 red=7\n"));
   wch_destroy(w);
   free(s.log);
-}
-
-/* Three players at the first flight, the taking asked to show a card gone
- * in `taking_looks` looks before it goes to a carpet (as watch sets 2):
- * blue on card 0, green on card 4, red on card 5 with its edge 5 mm short
- * of card 6. */
-static wch *flight_to_take(sink *s, int taking_looks) {
-  ft_players pl;
-  wch *w = new_game_looking("anna=red,ben=blue,cleo=green", &pl, s, taking_looks);
-  tp_error err;
-  assert_int_equal(wch_start(w, &err), TP_OK);
-  assert_int_equal(wch_answer(w, "genies anna=8,3 ben=7,4 cleo=6,5", &err), TP_OK);
-  wch_obs o = layout_obs(12);
-  observe(w, &o);
-  add_carpet(&o, "blue", 90, 90, 0);
-  add_carpet(&o, "green", 90, 220, 4);
-  add_carpet(&o, "red", 226, 220, 5);
-  observe(w, &o);
-  assert_non_null(strstr(s->log, "flight blue=0 green=4 red=5\n"));
-  return w;
 }
 
 /* A look can miss a card that lies there (watch game 3:882 at 960x540):
