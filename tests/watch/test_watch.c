@@ -1077,10 +1077,12 @@ static void test_layout_laid_order(void **state) {
  * red on card 5 with its edge 5 mm short of card 6. */
 static wch *flight_to_take(sink *s, int taking_looks) {
   ft_players pl;
-  wch *w = new_game_looking("anna=red,ben=blue,cleo=green", &pl, s, taking_looks);
+  wch *w = new_game_looking("anna=red,ben=blue,cleo=green", &pl, s,
+                            taking_looks);
   tp_error err;
   assert_int_equal(wch_start(w, &err), TP_OK);
-  assert_int_equal(wch_answer(w, "genies anna=8,3 ben=7,4 cleo=6,5", &err), TP_OK);
+  assert_int_equal(wch_answer(w, "genies anna=8,3 ben=7,4 cleo=6,5", &err),
+                   TP_OK);
   wch_obs o = layout_obs(12);
   observe(w, &o);
   add_carpet(&o, "blue", 90, 90, 0);

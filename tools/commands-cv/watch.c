@@ -725,8 +725,11 @@ static int run_observations(app *a, const char *path, int64_t skip_to) {
       continue;
     }
     if (++run == 1) a->settle_frame = a->frames - 1;
-    if (run == mc.still_frames ||
-        (run <= WATCH_LOOK_UNTIL && wch_taking_pending(a->w)))
+    /* a taking that would give a card to a carpet looks again on the
+     * still frames after the deciding one, as the camera loop does */
+    bool look_again = run > mc.still_frames && run <= WATCH_LOOK_UNTIL &&
+                      wch_taking_pending(a->w);
+    if (run == mc.still_frames || look_again)
       rc = decide(a, obs);
     else if (a->confirm_left > 0)
       rc = run <= WATCH_LOOK_UNTIL ? confirm(a, obs) : ask_now(a);
