@@ -676,6 +676,15 @@ static int confirm(app *a, const wch_obs *obs) {
 
 /* ---- observation files ---- */
 
+/* A taking that would give a card to a carpet waits for another look
+ * (wch_taking_pending): the still frames after the deciding one (the
+ * run-th still frame in a row), up to WATCH_LOOK_UNTIL; the camera loop
+ * and the observations replay both ask this. */
+static bool taking_look_due(const app *a, int run, int still_frames) {
+  return run > still_frames && run <= WATCH_LOOK_UNTIL &&
+         wch_taking_pending(a->w);
+}
+
 static int run_observations(app *a, const char *path, int64_t skip_to) {
   char *text;
   size_t len;
@@ -725,11 +734,7 @@ static int run_observations(app *a, const char *path, int64_t skip_to) {
       continue;
     }
     if (++run == 1) a->settle_frame = a->frames - 1;
-    /* a taking that would give a card to a carpet looks again on the
-     * still frames after the deciding one, as the camera loop does */
-    bool look_again = run > mc.still_frames && run <= WATCH_LOOK_UNTIL &&
-                      wch_taking_pending(a->w);
-    if (run == mc.still_frames || look_again)
+    if (run == mc.still_frames || taking_look_due(a, run, mc.still_frames))
       rc = decide(a, obs);
     else if (a->confirm_left > 0)
       rc = run <= WATCH_LOOK_UNTIL ? confirm(a, obs) : ask_now(a);
@@ -1269,7 +1274,7 @@ static int run_camera(app *a, an_session *s, cap_source *src, int64_t skip_to) {
      * scene */
     bool again = !second_look && mr.still && !mr.settled &&
                  ((extra < 2 && wch_get_stage(a->w) == WCH_WAIT_LAYOUT) ||
-                  (mr.run <= WATCH_LOOK_UNTIL && wch_taking_pending(a->w)));
+                  taking_look_due(a, mr.run, mc.still_frames));
     if (!mr.settled && !again && !second_look) continue;
     if (!second_look) extra = mr.settled ? 0 : extra + 1;
     rc = look_at_frame(a, s, &lr, &bare, obs, &f, second_look);

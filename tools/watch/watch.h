@@ -229,14 +229,15 @@ void wch_source_ended(wch *w);
  * pending: the last wch_observe resolved a flight that still takes
  * confirm frames. *corrected (may be NULL): this frame changed it. */
 bool wch_confirm_pending(const wch *w);
-/* The last wch_observe saw the players take a card that the taking would
- * give to a carpet, and cfg.taking_looks asks for another look before
- * that is decided: show the next still frame (wch_observe). */
-bool wch_taking_pending(const wch *w);
 tp_status wch_confirm(wch *w, const wch_obs *obs, bool *corrected,
                       tp_error *err);
 /* Flights corrected on a second look so far (whole game). */
 int wch_corrections(const wch *w);
+
+/* The last wch_observe saw the players take a card that the taking would
+ * give to a carpet, and cfg.taking_looks asks for another look before
+ * that is decided: show the next still frame (wch_observe). */
+bool wch_taking_pending(const wch *w);
 
 /* The question waiting for an answer (false: none). */
 bool wch_question_pending(const wch *w, wch_question *q);
