@@ -360,6 +360,12 @@ static void observe(wch *w, const wch_obs *o) {
   assert_int_equal(wch_observe(w, o, &err), TP_OK);
 }
 
+/* The whole layout's first still frame and the two more the camera loop
+ * looks at: a layout with a card only guessed waits for them. */
+static void observe_layout_still(wch *w, const wch_obs *o) {
+  for (int k = 0; k < 3; k++) observe(w, o);
+}
+
 /* A carpet lands before every layout card was seen: the layout is taken
  * with the cards seen so far, and a card first seen clear of the carpets
  * before the flight is resolved joins it (with the next id); the layout,
@@ -489,10 +495,70 @@ static void test_layout_guess(void **state) {
   o.cards[9].has_guess = true;
   o.cards[9].guess = 9;
   observe(w, &o);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_LAYOUT); /* a look or two more */
+  observe(w, &o);
+  observe(w, &o);
   assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
   assert_non_null(strstr(t.log, "=treasure@190.0,350.0"));
   wch_destroy(w);
   free(t.log);
+}
+
+/* Card 9 of layout_obs(12) (the treasure) read "unsure, palace" with the
+ * treasure second at `second` of the palace's match. */
+static void unsure_palace(wch_obs *o, double second) {
+  o->cards[9].type = -1;
+  o->cards[9].has_guess = true;
+  o->cards[9].guess = 0;
+  o->cards[9].has_second = true;
+  o->cards[9].second = 9;
+  o->cards[9].second_score = second;
+}
+
+/* The whole layout with a card only guessed waits for the layout's next
+ * still frames, two at most, which may be sure of it (hard game 3:892
+ * round 1: a lamp in a glare read "unsure, adventure E, lamp second at
+ * 0.99" in the first still frame, and the layout was taken so). */
+static void test_layout_doubt_waits(void **state) {
+  (void)state;
+  sink s = {0};
+  wch *w = game_at_layout(&s);
+  wch_obs o = layout_obs(12);
+  unsure_palace(&o, 0.99);
+  observe(w, &o);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_LAYOUT);
+  observe(w, &o);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_LAYOUT);
+  o.cards[9] = layout_obs(12).cards[9]; /* sure: the treasure */
+  observe(w, &o);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+  assert_non_null(strstr(s.log, "=treasure@190.0,350.0"));
+  wch_destroy(w);
+  free(s.log);
+}
+
+/* A guess whose runner-up matched nearly as well is half a vote for
+ * each: hard game 3:882 round 2, an adventure A read "unsure, adventure
+ * D" three times with adventure A second at 0.98-0.99, and "sure,
+ * adventure A" once, was counted as adventure D. A runner-up further
+ * behind leaves the guess its whole vote. */
+static void test_layout_lookalike_votes(void **state) {
+  (void)state;
+  for (int far = 0; far < 2; far++) {
+    sink s = {0};
+    wch *w = game_at_layout(&s);
+    wch_obs o = layout_obs(12);
+    unsure_palace(&o, far ? 0.90 : 0.98);
+    o.cards[11] = o.cards[--o.n_cards]; /* 11 cards: not whole yet */
+    for (int k = 0; k < 3; k++) observe(w, &o);
+    assert_int_equal(wch_get_stage(w), WCH_WAIT_LAYOUT);
+    o = layout_obs(12); /* whole, and sure of the treasure once */
+    observe(w, &o);
+    assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+    assert_non_null(strstr(s.log, far ? "=palace@190.0,350.0" : "=treasure@190.0,350.0"));
+    wch_destroy(w);
+    free(s.log);
+  }
 }
 
 /* The layout line of the transcript (up to its end). */
@@ -599,7 +665,7 @@ static void test_layout_type_used_up(void **state) {
   assert_int_equal(wch_get_stage(w), WCH_WAIT_LAYOUT);
   o.cards[0].guess = 5;
   o.cards[o.n_cards++] = layout_obs(12).cards[11];
-  observe(w, &o);
+  observe_layout_still(w, &o);
   assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
   assert_int_equal(count_kind(&s, "layout_rejected"), 0);
   assert_int_equal(count_kind(&s, "layout_type_used_up"), 1);
@@ -633,7 +699,7 @@ static void test_layout_type_used_up_second(void **state) {
   observe(w, &o);
   o.cards[2].second = FT_LAMP, o.cards[2].second_score = 0.940;
   o.cards[o.n_cards++] = layout_obs(12).cards[11];
-  observe(w, &o);
+  observe_layout_still(w, &o);
   assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
   assert_int_equal(count_kind(&s, "layout_type_used_up"), 1);
   assert_int_equal(layout_count(s.log, "=adventure-e@"), 3);
@@ -650,6 +716,7 @@ static void test_layout_type_used_up_second(void **state) {
   observe(w, &o2);
   o2.cards[2] = o.cards[2];
   o2.cards[o2.n_cards++] = layout_obs(12).cards[11];
+  add_carpet(&o2, "green", 390, 350, 11); /* landing: taken at once */
   observe(w, &o2);
   assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
   assert_int_equal(layout_count(s.log, "=adventure-a@290.0,90.0"), 1);
@@ -926,7 +993,7 @@ static int retyped_card_5(int adventure_a, int seen, char **log) {
   wch *w = started_game("anna=red,ben=blue,cleo=green", &pl, &s);
   assert_int_equal(wch_answer(w, "genies anna=8,3 ben=7,4 cleo=6,5", &err), TP_OK);
   wch_obs o = guessed_layout(adventure_a);
-  observe(w, &o);
+  observe_layout_still(w, &o);
   assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
   o.cards[5].type = seen;
   o.cards[5].has_guess = false;
@@ -2336,6 +2403,8 @@ int main(void) {
       cmocka_unit_test(test_fuzz),          cmocka_unit_test(test_motion),
       cmocka_unit_test(test_motion_laid),
       cmocka_unit_test(test_layout_late_card),
+      cmocka_unit_test(test_layout_doubt_waits),
+      cmocka_unit_test(test_layout_lookalike_votes),
       cmocka_unit_test(test_layout_unseen_card),
       cmocka_unit_test(test_layout_unseen_placed),
       cmocka_unit_test(test_phantom_carpet),

@@ -14,7 +14,7 @@ typedef struct {
   /* while the layout is followed: frames it was seen and missed in, and
    * the types it was seen as (the type is the majority) */
   int seen, missed, missed_in_row;
-  int votes[FT_N_TYPES];
+  double votes[FT_N_TYPES]; /* a sure reading 2, a guess 1 (seen_as) */
   /* [t][u]: frames that read it as t (sure or a guess) and found u next
    * most like it, each counted by how well u matched (0..1) */
   double seconds[FT_N_TYPES][FT_N_TYPES];
@@ -101,6 +101,9 @@ struct wch {
   int n_track;
   wch__card track[WCH_MAX_OBS_CARDS];
   bool layout_excess_warned;
+  /* still frames the whole layout waited for while a card's type was
+   * only guessed (observe_layout) */
+  int layout_doubt_looks;
   /* the layout was taken with fewer cards than it has (a carpet flew
    * first): cards seen later join it until the flight is resolved */
   bool layout_pending;
