@@ -1483,11 +1483,9 @@ static int most_covering(const vis_rect *r, const vis__object *acc, int n) {
  * white in the light of what lies over it, so its a and b must be what
  * the fit of the object covering most of it (most_covering) makes of the
  * same texels, within UNTOLD_WHITE_AB. Watch game 2:881 (hard, 960x540)
- * round 3: a phantom yellow strip of cream cloth beside the lamp, 80 of
- * 80 explained, edge 0.97 along the cloth's green line, fitted with a
- * and b offsets 11.5 and 13.5; the lamp's light makes the same white
- * 8.5 and 12.1 less red and yellow (14.8 apart). The yellow counted as
- * thrown, and the flight was resolved before it was. */
+ * frame 265 from scratch, yellow not thrown yet: a yellow strip of tan
+ * cloth beside the lamp, 80 of 80 explained, edge 0.97 along the cloth's
+ * green line, 16.3 apart from the white the lamp's light makes. */
 #define UNTOLD_WHITE_AB 8.0
 static bool off_white_border(const match_ctx *m, const hyp *h, const vis__object *acc, int n) {
   int i = most_covering(&h->r, acc, n);
@@ -1498,6 +1496,7 @@ static bool off_white_border(const match_ctx *m, const hyp *h, const vis__object
   if (valid == 0) return false;
   double d2 = 0;
   for (int c = 1; c < 3; c++) {
+    if (s->gain[c] <= 0) return false; /* no texels to tell (never: gains are bounded) */
     /* the texels' mean from the strip's own fit, seen in o's light */
     double seen = so[c] / valid, unlit = (seen - s->offset[c]) / s->gain[c];
     double d = seen - (o->gain[c] * unlit + o->offset[c]);
