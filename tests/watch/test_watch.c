@@ -537,6 +537,31 @@ static void test_layout_doubt_waits(void **state) {
   free(s.log);
 }
 
+/* A carpet new in a further still frame of the scene the layout waits in
+ * (nothing moved since) is a phantom of that frame, not a landing: hard
+ * game 2:911, a green sliver 0.11 in view in the second still frame took
+ * the layout and counted as a throw out of turn. */
+static void test_layout_doubt_phantom(void **state) {
+  (void)state;
+  sink s = {0};
+  wch *w = game_at_layout(&s);
+  wch_obs o = layout_obs(12);
+  unsure_palace(&o, 0.99);
+  observe(w, &o);
+  wch_obs again = o;
+  again.same_scene = true;
+  add_carpet(&again, "green", 190, 300, -1);
+  observe(w, &again);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_LAYOUT);
+  again.n_carpets = 0;
+  observe(w, &again);
+  assert_int_equal(wch_get_stage(w), WCH_WAIT_THROWS);
+  assert_int_equal(count_kind(&s, "out_of_turn"), 0);
+  assert_null(strstr(s.log, "flight "));
+  wch_destroy(w);
+  free(s.log);
+}
+
 /* A guess whose runner-up matched nearly as well is half a vote for
  * each: hard game 3:882 round 2, an adventure A read "unsure, adventure
  * D" three times with adventure A second at 0.98-0.99, and "sure,
@@ -2405,6 +2430,7 @@ int main(void) {
       cmocka_unit_test(test_layout_late_card),
       cmocka_unit_test(test_layout_doubt_waits),
       cmocka_unit_test(test_layout_lookalike_votes),
+      cmocka_unit_test(test_layout_doubt_phantom),
       cmocka_unit_test(test_layout_unseen_card),
       cmocka_unit_test(test_layout_unseen_placed),
       cmocka_unit_test(test_phantom_carpet),

@@ -1183,7 +1183,7 @@ static void note_laid(const an_report *rep, wch_motion *m,
  * announced): analysed, told to the game, and kept as the layout's
  * reference where it is one. 0, or the exit status. */
 static int look_at_frame(app *a, an_session *s, layout_ref *lr, an_report *bare, wch_obs *obs,
-                         const cap_frame *f, bool second_look) {
+                         const cap_frame *f, bool second_look, bool same_scene) {
   publish_frame(a, &f->color);
   /* the decided frame is a baseline while a flight is thrown and for
    * its second look; a command may have changed what it was */
@@ -1201,6 +1201,7 @@ static int look_at_frame(app *a, an_session *s, layout_ref *lr, an_report *bare,
     return 0;
   }
   to_obs(&rep.vis, use_ref ? lr : NULL, (int64_t)f->sequence, obs);
+  obs->same_scene = same_scene;
   /* several layout cards new in one frame get their ids in laying order */
   if (!use_ref && wch_get_stage(a->w) == WCH_WAIT_LAYOUT && a->motion)
     note_laid(&rep, a->motion, f, obs);
@@ -1277,7 +1278,7 @@ static int run_camera(app *a, an_session *s, cap_source *src, int64_t skip_to) {
                   taking_look_due(a, mr.run, mc.still_frames));
     if (!mr.settled && !again && !second_look) continue;
     if (!second_look) extra = mr.settled ? 0 : extra + 1;
-    rc = look_at_frame(a, s, &lr, &bare, obs, &f, second_look);
+    rc = look_at_frame(a, s, &lr, &bare, obs, &f, second_look, again);
     if (wch_get_stage(a->w) == WCH_GAME_OVER) break;
   }
   if (rc == 0 && a->confirm_left > 0) rc = ask_now(a); /* the source ended */

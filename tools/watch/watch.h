@@ -92,6 +92,9 @@ typedef struct {
 
 typedef struct {
   int64_t frame; /* the source's frame number (for logs and resume) */
+  /* a further still frame of the scene observed last (no motion since):
+   * nothing can have landed in between */
+  bool same_scene;
   int n_cards;
   wch_card_obs cards[WCH_MAX_OBS_CARDS];
   int n_carpets;
