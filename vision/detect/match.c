@@ -1644,19 +1644,31 @@ static double face_edge_support(const match_ctx *m, const hyp *h, int *seen, dou
   return edge_support(m->t, m->claim, &h->r, seen, weakest);
 }
 
-static bool outline_shows(const match_ctx *m, const hyp *h) {
+/* Half of h's outline or more shows (a clearly explained card's where
+ * no non-deck thing hides it: *unhidden); *weakest: its weakest side. */
+static bool half_outline_shows(const match_ctx *m, const hyp *h, bool *unhidden,
+                               double *weakest) {
   int seen;
-  double weakest;
-  double e = face_edge_support(m, h, &seen, &weakest);
-  bool unhidden = !(seen >= 10 && e >= 0.5) && clearly_explained_card(m, h);
-  if (unhidden) e = unoccluded_edges(m, h, &seen, &weakest);
-  if (!(seen >= 10 && e >= 0.5)) return false;
-  /* hardly any object inside (fit.c's LSD corners): every side must show,
-   * or the lines of a patterned cloth or wood make phantom cards;
-   * hidden_side measures the unhidden outline, which `unhidden` already
-   * measured (its weakest side then failed above: no need to ask again) */
+  double e = face_edge_support(m, h, &seen, weakest);
+  *unhidden = !(seen >= 10 && e >= 0.5) && clearly_explained_card(m, h);
+  if (*unhidden) e = unoccluded_edges(m, h, &seen, weakest);
+  return seen >= 10 && e >= 0.5;
+}
+
+/* hardly any object inside (fit.c's LSD corners): every side must show,
+ * or the lines of a patterned cloth or wood make phantom cards;
+ * hidden_side measures the unhidden outline, which `unhidden` already
+ * measured (its weakest side then failed: no need to ask again) */
+static bool every_side_shows(const match_ctx *m, const hyp *h, bool unhidden, double weakest) {
   return weakest >= MIN_SIDE_EDGE || vis__object_fraction(m->t, &h->r) >= 0.15 ||
          (!unhidden && hidden_side(m, h));
+}
+
+static bool outline_shows(const match_ctx *m, const hyp *h) {
+  bool unhidden;
+  double weakest;
+  return half_outline_shows(m, h, &unhidden, &weakest) &&
+         every_side_shows(m, h, unhidden, weakest);
 }
 
 /* Destination cards lie side by side, never on each other. */
@@ -5482,14 +5494,11 @@ static bool poor_rival_candidate(const match_ctx *m, const hyp *h, const hyp *po
  * CLEAR_MIN or more) needs only half of its outline to show. */
 #define RIVAL_CLEAR_MARGIN 0.1
 static bool rival_outline_shows(const match_ctx *m, const hyp *h, const hyp *poor) {
-  if (outline_shows(m, h)) return true;
-  if (!clearly_explained_card(m, h) || h->best.score < poor->best.score + RIVAL_CLEAR_MARGIN)
-    return false;
-  int seen;
+  bool unhidden;
   double weakest;
-  double e = face_edge_support(m, h, &seen, &weakest);
-  if (!(seen >= 10 && e >= 0.5)) e = unoccluded_edges(m, h, &seen, &weakest);
-  return seen >= 10 && e >= 0.5;
+  if (!half_outline_shows(m, h, &unhidden, &weakest)) return false;
+  return (clearly_explained_card(m, h) && h->best.score >= poor->best.score + RIVAL_CLEAR_MARGIN) ||
+         every_side_shows(m, h, unhidden, weakest);
 }
 
 static int searched_rival(match_ctx *m, hyp *H, int n_hyps, int poor, const vis__object *acc,
