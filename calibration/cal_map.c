@@ -87,6 +87,12 @@ size_t cal_calib_markers(const cal_calib *c, cal_marker_pose *out, size_t cap) {
 
 void cal_calib_destroy(cal_calib *c) { free(c); }
 
+cal_calib *cal_calib_copy(const cal_calib *c) {
+  cal_calib *copy = c ? malloc(sizeof *copy) : NULL;
+  if (copy) *copy = *c;
+  return copy;
+}
+
 /* ---- quality ---- */
 
 /* Camera tilt from the table homography: with the principal point and

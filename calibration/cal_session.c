@@ -217,6 +217,38 @@ tp_status cal_session_add_frame(cal_session *s, const tp_image *frame, const cha
   return cal_session_add_markers(s, m, found, frame->width, frame->height, name, err);
 }
 
+size_t cal_session_markers(const cal_session *s, cvw_marker *out, size_t cap) {
+  for (size_t i = 0; i < s->n_obs && i < cap; i++) {
+    out[i].id = s->obs[i].id;
+    memcpy(out[i].corners, s->obs[i].corners, sizeof out[i].corners);
+  }
+  return s->n_obs;
+}
+
+static const cvw_marker *marker_of(const cvw_marker *m, size_t n, int id) {
+  for (size_t i = 0; i < n; i++)
+    if (m[i].id == id) return &m[i];
+  return NULL;
+}
+
+static bool corners_within(const cvw_marker *a, const cvw_marker *b, double tol_px) {
+  for (int k = 0; k < 4; k++)
+    if (hypot(a->corners[k][0] - b->corners[k][0], a->corners[k][1] - b->corners[k][1]) >
+        tol_px)
+      return false;
+  return true;
+}
+
+bool cal_markers_in_place(const cvw_marker *a, size_t na, const cvw_marker *b, size_t nb,
+                          double tol_px) {
+  int in_place = 0, moved = 0;
+  for (size_t i = 0; i < na; i++) {
+    const cvw_marker *other = marker_of(b, nb, a[i].id);
+    if (other) corners_within(&a[i], other, tol_px) ? in_place++ : moved++;
+  }
+  return in_place >= 2 && in_place > moved;
+}
+
 static bool seen_id(const cal_session *s, int id) {
   for (size_t i = 0; i < s->n_obs; i++)
     if (s->obs[i].id == id) return true;

@@ -206,6 +206,8 @@ const char *cal_calib_dict(const cal_calib *c);
 double cal_calib_marker_mm(const cal_calib *c);
 /* Markers sorted by id; returns how many there are (may exceed cap). */
 size_t cal_calib_markers(const cal_calib *c, cal_marker_pose *out, size_t cap);
+/* A copy of c (malloc'd; NULL when out of memory or c is NULL). */
+cal_calib *cal_calib_copy(const cal_calib *c);
 
 /* ---- calibrating -------------------------------------------------------- */
 
@@ -222,6 +224,19 @@ void cal_session_destroy(cal_session *s);
  * of the dictionary found. */
 tp_status cal_session_add_frame(cal_session *s, const tp_image *frame,
                                 const char *name, size_t *seen, tp_error *err);
+/* The markers kept so far, in the order found (corners in pixels,
+ * undistorted when a lens model is set); returns how many (may exceed
+ * cap). */
+size_t cal_session_markers(const cal_session *s, cvw_marker *out, size_t cap);
+/* Whether the markers b lie where a do: of the markers in both, more
+ * (and at least two) have each corner within tol_px than not. Two photos
+ * of a still camera do; their fits differ inside the marker area by more
+ * (a few markers pin the lens distortion loosely), so a still camera
+ * keeps one fit. A moved camera moves every marker; one marker alone off
+ * is its detection (a corner refined at the photo's edge jumps by
+ * pixels) or the marker nudged on the table, neither a camera moved. */
+bool cal_markers_in_place(const cvw_marker *a, size_t na, const cvw_marker *b,
+                          size_t nb, double tol_px);
 /* The same with markers found elsewhere (tests, other detectors). */
 tp_status cal_session_add_markers(cal_session *s, const cvw_marker *markers,
                                   size_t n, int width, int height,

@@ -319,6 +319,85 @@ static void test_lens_round_trip(void **state) {
     }
 }
 
+/* Shifts the corners of every marker by (dx, dy) pixels, the ones of
+ * marker 2 by (dx2, dy2) more. */
+static void shift_corners(cvw_marker *m, size_t n, double dx, double dy, double dx2,
+                          double dy2) {
+  for (size_t i = 0; i < n; i++)
+    for (int c = 0; c < 4; c++) {
+      m[i].corners[c][0] += dx + (m[i].id == 2 ? dx2 : 0);
+      m[i].corners[c][1] += dy + (m[i].id == 2 ? dy2 : 0);
+    }
+}
+
+/* A still camera (corners jittered by a fraction of a pixel, a marker
+ * hidden, one marker's corners off) keeps its markers in place; a camera
+ * moved by 3 pixels or half the markers moved does not, nor can one
+ * marker in common tell. */
+static void test_markers_in_place(void **state) {
+  (void)state;
+  synth_marker m[4];
+  scene_markers(m, 40);
+  synth_camera cam;
+  scene_camera(&cam, 15, 20, 0);
+  cvw_marker base[4], obs[4];
+  exact_markers(&cam, m, 4, base);
+  memcpy(obs, base, sizeof obs);
+  shift_corners(obs, 4, 0.3, -0.2, 0.4, 0);
+  assert_true(cal_markers_in_place(base, 4, obs, 4, 1.5));
+  assert_true(cal_markers_in_place(base, 4, obs, 3, 1.5)); /* marker 3 under a hand */
+  assert_false(cal_markers_in_place(base, 4, obs, 1, 1.5));
+  assert_false(cal_markers_in_place(base, 0, obs, 4, 1.5));
+  memcpy(obs, base, sizeof obs);
+  shift_corners(obs, 4, 3, 0, 0, 0);
+  assert_false(cal_markers_in_place(base, 4, obs, 4, 1.5));
+  memcpy(obs, base, sizeof obs);
+  shift_corners(obs, 4, 0, 0, 0, 4);
+  assert_true(cal_markers_in_place(base, 4, obs, 4, 1.5));
+  assert_false(cal_markers_in_place(base, 4, obs + 1, 2, 1.5)); /* 1 : 1 */
+  obs[1].corners[2][0] += 2;
+  assert_false(cal_markers_in_place(base, 4, obs, 4, 1.5)); /* 2 : 2 */
+}
+
+/* A session gives back the corners it was given (no lens model), and a
+ * copy of its fit maps as the fit does. */
+static void test_session_markers_and_copy(void **state) {
+  (void)state;
+  synth_marker m[4];
+  scene_markers(m, 40);
+  synth_camera cam;
+  scene_camera(&cam, 15, 20, 0);
+  cvw_marker base[4], back[4];
+  exact_markers(&cam, m, 4, base);
+  cal_options opt;
+  cal_options_default(&opt);
+  cal_session *s;
+  cal_calib *c = NULL;
+  tp_error err;
+  assert_int_equal(cal_session_create(&opt, &s, &err), TP_OK);
+  assert_int_equal(cal_session_add_markers(s, base, 4, cam.width, cam.height, "t", &err), TP_OK);
+  assert_int_equal(cal_session_markers(s, back, 2), 4); /* more than the room given */
+  assert_int_equal(cal_session_markers(s, back, 4), 4);
+  for (int i = 0; i < 4; i++) {
+    assert_int_equal(back[i].id, base[i].id);
+    assert_memory_equal(back[i].corners, base[i].corners, sizeof base[i].corners);
+  }
+  assert_int_equal(cal_session_solve(s, &c, &err), TP_OK);
+  cal_session_destroy(s);
+  cal_calib *copy = cal_calib_copy(c);
+  assert_non_null(copy);
+  for (int y = 0; y <= 600; y += 100)
+    for (int x = 0; x <= 900; x += 100) {
+      double t[2] = {x, y}, pa[2], pb[2];
+      assert_true(cal_table_to_image(c, t, pa));
+      assert_true(cal_table_to_image(copy, t, pb));
+      assert_true(pa[0] == pb[0] && pa[1] == pb[1]);
+    }
+  assert_null(cal_calib_copy(NULL));
+  cal_calib_destroy(copy);
+  cal_calib_destroy(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_exact_corners_give_exact_frame),
@@ -330,6 +409,8 @@ int main(void) {
       cmocka_unit_test(test_too_few_or_duplicated_markers),
       cmocka_unit_test(test_other_dictionary_is_named),
       cmocka_unit_test(test_lens_round_trip),
+      cmocka_unit_test(test_markers_in_place),
+      cmocka_unit_test(test_session_markers_and_copy),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
