@@ -18,7 +18,8 @@
  * those table points (mm): the numbers follow the layout analysis's
  * order, which differs between OpenCV versions. Every card is printed
  * (its number, type and centre), so that a check can name a card by its
- * place. */
+ * place. With REF_HOLD_MAP set, a frame whose markers lie where the
+ * layout's did is mapped as the layout was (watch's still camera). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +67,9 @@ int main(int argc, char **argv) {
   }
   tp_error err;
   an_session *s = NULL;
-  an_options ao = {.image = argv[1], .threads = 1};
+  /* REF_HOLD_MAP: one map while the markers stay put, as watch keeps */
+  an_options ao = {.image = argv[1], .threads = 1,
+                   .hold_still_map = getenv("REF_HOLD_MAP") != NULL};
   an_report lay = {0};
   vis_reference *ref = NULL;
   tp_status st = an_session_create(&ao, &s, &err);

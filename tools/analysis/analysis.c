@@ -23,6 +23,10 @@ struct an_session {
   ft_rules rules;
   bool has_players;
   ft_players players;
+  bool hold_still_map;
+  cal_calib *held; /* the still camera's calibration (hold_still_map) */
+  cvw_marker held_markers[CAL_MAX_MARKERS]; /* the markers it was fitted to */
+  size_t n_held_markers;
 };
 
 static double now_ms(void) {
@@ -84,6 +88,7 @@ void an_session_destroy(an_session *s) {
   vis_analyzer_destroy(s->an);
   vis_deck_destroy(s->deck);
   cal_calib_destroy(s->calib);
+  cal_calib_destroy(s->held);
   free(s);
 }
 
@@ -92,6 +97,7 @@ tp_status an_session_create(const an_options *o, an_session **out,
   *out = NULL;
   an_session *s = calloc(1, sizeof *s);
   if (!s) return tp_error_set(err, TP_ERR_NOMEM, "out of memory");
+  s->hold_still_map = o->hold_still_map;
   if (o->rules) s->rules = *o->rules;
   else ft_rules_default(&s->rules);
   tp_status st = o->deck_dir ? vis_deck_load(o->deck_dir, &s->deck, err)
@@ -195,9 +201,15 @@ static void table_area(const cal_calib *c, const tp_image *rgb, double area[4]) 
   area[3] = fmin(y1, fy1);
 }
 
+/* The markers found in a photo. */
+typedef struct {
+  cvw_marker m[CAL_MAX_MARKERS];
+  size_t n;
+} photo_markers;
+
 /* Markers and the table mapping from this photo (no --calib). */
-static tp_status calibrate_photo(const tp_image *rgb, cal_calib **out, double *detect_ms,
-                                 tp_error *err) {
+static tp_status calibrate_photo(const tp_image *rgb, cal_calib **out, photo_markers *found,
+                                 double *detect_ms, tp_error *err) {
   cal_options opt;
   cal_options_default(&opt);
   cal_session *cs = NULL;
@@ -205,18 +217,49 @@ static tp_status calibrate_photo(const tp_image *rgb, cal_calib **out, double *d
   tp_status st = cal_session_create(&opt, &cs, err);
   if (!st) st = cal_session_add_frame(cs, rgb, "the photo", NULL, err);
   *detect_ms = now_ms() - t0;
+  found->n = st ? 0 : cal_session_markers(cs, found->m, CAL_MAX_MARKERS);
+  if (found->n > CAL_MAX_MARKERS) found->n = CAL_MAX_MARKERS;
   if (!st) st = cal_session_solve(cs, out, err);
   cal_session_destroy(cs);
   return st;
 }
 
-static void markers_seen(const cal_calib *c, vis_result *v) {
+/* A still camera keeps one map: each photo's own fit from the four
+ * frame markers moves the middle of the table by up to 10 mm from photo
+ * to photo (at 960x540), and a layout card compared with itself through
+ * two such maps looks taken away, or like a carpet. *own (the photo's
+ * fit) becomes a copy of the held one while its markers stay put, and
+ * is held when they moved. */
+static tp_status hold_still_map(an_session *s, const photo_markers *found, cal_calib **own,
+                                tp_error *err) {
+  int w, h, held_w = 0, held_h = 0;
+  cal_calib_image_size(*own, &w, &h);
+  cal_calib_image_size(s->held, &held_w, &held_h);
+  bool still = s->held && held_w == w && held_h == h &&
+               cal_markers_in_place(s->held_markers, s->n_held_markers, found->m, found->n,
+                                    AN_STILL_MARKER_PX);
+  cal_calib *copy = cal_calib_copy(still ? s->held : *own);
+  if (!copy) return tp_error_set(err, TP_ERR_NOMEM, "out of memory for the calibration");
+  if (still) {
+    cal_calib_destroy(*own);
+    *own = copy;
+    return TP_OK;
+  }
+  cal_calib_destroy(s->held);
+  s->held = copy;
+  memcpy(s->held_markers, found->m, found->n * sizeof found->m[0]);
+  s->n_held_markers = found->n;
+  return TP_OK;
+}
+
+/* The frame markers c saw (ids 0..3); returns how many. */
+static int markers_seen(const cal_calib *c, int ids[4]) {
   cal_marker_pose mk[CAL_MAX_MARKERS];
   size_t n = cal_calib_markers(c, mk, CAL_MAX_MARKERS);
-  v->n_markers_seen = 0;
-  for (size_t i = 0; i < n && i < CAL_MAX_MARKERS && v->n_markers_seen < 4; i++)
-    if (mk[i].observations > 0 && mk[i].id >= 0 && mk[i].id <= 3)
-      v->markers_seen[v->n_markers_seen++] = mk[i].id;
+  int seen = 0;
+  for (size_t i = 0; i < n && i < CAL_MAX_MARKERS && seen < 4; i++)
+    if (mk[i].observations > 0 && mk[i].id >= 0 && mk[i].id <= 3) ids[seen++] = mk[i].id;
+  return seen;
 }
 
 /* A calibration maps the pixels of photos of its own size only: another
@@ -253,8 +296,12 @@ tp_status an_run_image_ref(an_session *s, const vis_reference *ref,
   const cal_calib *calib = s->calib;
   if (!map && calib) st = check_calib_size(s, rgb, err);
   if (st) return st;
+  int seen[4], n_seen = calib ? markers_seen(calib, seen) : 0;
   if (!map && !calib) {
-    st = calibrate_photo(rgb, &out->own_calib, &detect_ms, err);
+    photo_markers found;
+    st = calibrate_photo(rgb, &out->own_calib, &found, &detect_ms, err);
+    if (!st) n_seen = markers_seen(out->own_calib, seen); /* the photo's own */
+    if (!st && s->hold_still_map) st = hold_still_map(s, &found, &out->own_calib, err);
     calib = out->own_calib;
   }
   if (!map && calib && !st) {
@@ -272,7 +319,10 @@ tp_status an_run_image_ref(an_session *s, const vis_reference *ref,
   out->vis.profile.markers_ms += detect_ms;        /* marker detection */
   out->vis.profile.mapping_ms += cal_ms - detect_ms; /* table fit */
   out->vis.profile.total_ms += cal_ms;
-  if (!st && calib) markers_seen(calib, &out->vis);
+  if (!st && calib) {
+    out->vis.n_markers_seen = n_seen;
+    memcpy(out->vis.markers_seen, seen, sizeof(int) * (size_t)n_seen);
+  }
   if (!st) st = resolve(s, out, err);
   out->vis.profile.total_ms += copy_ms + out->vis.profile.rules_ms;
   return st;

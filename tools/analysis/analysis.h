@@ -22,7 +22,16 @@ typedef struct {
                              means comes from here (ft_rules_contact_mm) */
   int threads; /* analysis workers 1..16; 0: AN_DEFAULT_THREADS (the
                   results are the same for any number) */
+  /* Photos of one still camera (watch): while a photo's markers lie
+   * where the held calibration's did, it is mapped by that one, not by
+   * its own fit (see AN_STILL_MARKER_PX). */
+  bool hold_still_map;
 } an_options;
+
+/* How far (pixels) a marker corner may lie from where the held
+ * calibration puts it and the camera still counts as unmoved: detection
+ * noise is a fraction of a pixel, a bumped camera moves them further. */
+#define AN_STILL_MARKER_PX 1.5
 
 /* One worker per online core, at most 4 (the Pi 5's cores): more workers
  * than cores only add switching. */

@@ -47,7 +47,8 @@ static const char usage[] =
     "                      (2 players: anna=red+yellow,ben=blue+green)\n"
     "  --deck DIR          the deck folder (default: the built-in demo deck)\n"
     "  --calib FILE        calibration file (default: the markers in view,\n"
-    "                      every time: a bumped camera recalibrates itself)\n"
+    "                      fitted again when they moved: a bumped camera\n"
+    "                      recalibrates itself)\n"
     "  --first-layer NAME  who lays out first (default: the first player)\n"
     "  --answers FILE      answers to the questions, one line each:\n"
     "                        genies anna=8,1 ben=7,2 ...   reveal anna=7 ben=3\n"
@@ -1141,7 +1142,8 @@ static int open_eyes(app *a, an_session **s, cap_source **src) {
   options *o = a->o;
   tp_error err;
   an_options ao = {.image = o->source, .deck_dir = o->deck,
-                   .calib_file = o->calib, .rules = a->rules};
+                   .calib_file = o->calib, .rules = a->rules,
+                   .hold_still_map = true};
   tp_status st = an_session_create(&ao, s, &err);
   if (st != TP_OK) return cli_fail(tp_status_exit_code(st), "%s", err.text);
   o->cap.color = true;
