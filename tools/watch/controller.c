@@ -805,11 +805,15 @@ static tp_status observe_layout(wch *w, const wch_obs *obs, const matching *m,
               "has %d.", counted, want);
   }
   update_stale(w, obs);
-  /* a carpet new in a further still frame of a scene the layout waits in
-   * (nothing moved since) is a phantom of this frame: hard game 2:911
-   * (960x540), a green sliver 0.11 in view in the layout's second still
-   * frame took the layout and counted as a throw */
-  bool landing = carpet_landed(w, obs) && !(obs->same_scene && w->layout_doubt_looks > 0);
+  /* a carpet new in a further still frame of the layout's scene (nothing
+   * moved since the last one) is a phantom of this frame, since a carpet
+   * lands in a scene of its own: hard game 2:911 (960x540), a green
+   * sliver 0.11 in view in the layout's second still frame took the
+   * layout and counted as a throw; hard game 4:913 round 2, the first
+   * still frame saw 11 cards, the second 12 and a yellow sliver 0.11 in
+   * view under the adventure E: a throw out of turn, and the flight
+   * resolved without the other three carpets */
+  bool landing = carpet_landed(w, obs) && !obs->same_scene;
   if (want <= 0 || counted > want || !(counted == want || (landing && counted)))
     return TP_OK;
   if (!landing && layout_in_doubt(w) && w->layout_doubt_looks++ < LAYOUT_DOUBT_LOOKS)
@@ -949,7 +953,8 @@ static void note_landing(wch *w, const wch_carpet_obs *c, const char **order,
   w->landed_seen[k] = 0; /* counted by count_sightings */
   w->landed_doubtful[k] = w->in_layout_frame;
   w->landed_last[k].seen = false; /* noted by note_last_seen */
-  if (expected && strcmp(expected, c->colour))
+  w->landed_out_of_turn[k] = expected && strcmp(expected, c->colour);
+  if (w->landed_out_of_turn[k])
     wch__warn(w, "out_of_turn",
               "%s threw out of turn (the %s carpet); it was %s's turn (%s).",
               owner_name(w, c->colour), c->colour, owner_name(w, expected),
@@ -1487,10 +1492,12 @@ static void count_sightings(wch *w, const wch_obs *obs) {
     w->landed_seen[k] += wch__carpet_in(obs, w->landed[k]);
 }
 
-/* A carpet seen only in the frame that took the layout, which the frame
- * where all have landed does not show, was never there (the eyes took a
- * card for a carpet): it has not landed. (A carpet landed later and missed
- * now is still there: the second to last is seen in one frame only.) */
+/* A carpet seen only in the frame that took the layout, or only in a
+ * frame before a later carpet landed and gone from that one
+ * (doubt_vanished), which the frame where all have landed does not show,
+ * was never there (the eyes took a card for a carpet): it has not landed.
+ * (A carpet landed later and missed now is still there: the second to
+ * last is seen in one frame only.) */
 static void forget_vanished_carpets(wch *w, const wch_obs *obs) {
   int kept = 0;
   for (int k = 0; k < w->n_landed; k++) {
@@ -1500,6 +1507,7 @@ static void forget_vanished_carpets(wch *w, const wch_obs *obs) {
     memmove(w->landed[kept], w->landed[k], FT_NAME_MAX);
     w->landed_seen[kept] = w->landed_seen[k];
     w->landed_doubtful[kept] = w->landed_doubtful[k];
+    w->landed_out_of_turn[kept] = w->landed_out_of_turn[k];
     w->landed_last[kept] = w->landed_last[k];
     w->landed_off[kept++] = w->landed_off[k];
   }
@@ -1527,6 +1535,22 @@ static bool still_lies(const wch *w, const wch_obs *obs, int k) {
   return !shown && ls->seen && covered_by_later(w, obs, k, true);
 }
 
+/* A player's carpet in obs that has not landed in this flight yet (nor
+ * lay there before it): the next throw. Players do not take the carpets
+ * away and throw the next in one scene, so the carpets seen before that
+ * are gone from this frame were not taken: a phantom of one frame (hard
+ * game 4:883 round 3: a green band along the adventure B in the first
+ * frame after the taking, out of turn; the next frame showed yellow
+ * landed, green gone, and the flight was resolved with no carpet). */
+static bool new_landing(const wch *w, const wch_obs *obs) {
+  for (int c = 0; c < obs->n_carpets; c++)
+    if (ft_players_by_colour(&w->players, obs->carpets[c].colour) >= 0 &&
+        !is_stale(w, obs->carpets[c].colour) &&
+        landed_index(w, obs->carpets[c].colour) < 0)
+      return true;
+  return false;
+}
+
 /* Every carpet seen to land is gone from where it lay (taken, or carried
  * off: hard game 4:697 round 1 flight 4 was resolved from a frame that
  * showed only blue, 400 mm from its place in a player's hand), but not
@@ -1535,7 +1559,9 @@ static bool still_lies(const wch *w, const wch_obs *obs, int k) {
  * showed carpets lying, as the `resolve` command would. Then this frame
  * starts the taking-away. */
 static bool carpets_gone_unresolved(const wch *w, const wch_obs *obs) {
-  if (w->n_landed == 0 || !w->have_throw_obs || w->layout_pending) return false;
+  if (w->n_landed == 0 || !w->have_throw_obs || w->layout_pending ||
+      new_landing(w, obs))
+    return false;
   for (int k = 0; k < w->n_landed; k++)
     if (still_lies(w, obs, k)) return false;
   return true;
@@ -1543,6 +1569,18 @@ static bool carpets_gone_unresolved(const wch *w, const wch_obs *obs) {
 
 static tp_status observe_taking(wch *w, const wch_obs *obs, const matching *m,
                                 tp_error *err);
+
+/* A carpet that landed out of turn, seen in one still frame only, that
+ * the frame of a new landing shows neither where it lay nor hidden
+ * (still_lies) may be a phantom of that one frame: doubtful, forgotten
+ * unless a later frame shows it (forget_vanished_carpets). One thrown in
+ * turn is not: each landing is seen in one still scene, and the next
+ * carpet may hide it. */
+static void doubt_vanished(wch *w, const wch_obs *obs) {
+  for (int k = 0; k < w->n_landed; k++)
+    if (w->landed_out_of_turn[k] && w->landed_seen[k] <= 1 && !still_lies(w, obs, k))
+      w->landed_doubtful[k] = true;
+}
 
 static tp_status resolve_unseen(wch *w, const wch_obs *obs, tp_error *err) {
   const char *order[FT_MAX_CARPETS];
@@ -1565,6 +1603,7 @@ static tp_status observe_throws(wch *w, const wch_obs *seen, const matching *m,
   wch__hide_stray_slivers(w, &shown);
   const wch_obs *obs = &shown;
   if (carpets_gone_unresolved(w, obs)) return resolve_unseen(w, obs, err);
+  if (new_landing(w, obs)) doubt_vanished(w, obs);
   if (obs->n_carpets > 0) {
     w->throw_obs = *obs;
     w->have_throw_obs = true;

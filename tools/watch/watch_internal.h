@@ -125,6 +125,7 @@ struct wch {
   /* noted in the frame that took the layout (analysed without the layout
    * known, where a card may pass for a carpet) */
   bool landed_doubtful[FT_MAX_CARPETS];
+  bool landed_out_of_turn[FT_MAX_CARPETS]; /* another's turn when it landed */
   wch__last_seen landed_last[FT_MAX_CARPETS];
   bool in_layout_frame; /* the throws of the frame that took the layout,
                            or that ended the taking-away */
