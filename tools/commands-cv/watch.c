@@ -90,6 +90,10 @@ static const char usage[] =
     "                      frame, not the layout alone (about 40 % less CPU;\n"
     "                      off by default: it lost flights on a held-out game)\n"
     "  --no-incremental    the layout alone (the default)\n"
+    "  --hold-map          keep one table mapping while the markers stay put\n"
+    "                      (each frame's own fit moves the table's middle by\n"
+    "                      up to 10 mm at 960x540; off by default: it lost\n"
+    "                      flights on two games, docs/watch.md)\n"
     "  --quiet             no commentary\n"
     "\n"
     "On the terminal, while the game runs: 'undo' takes the last flight back,\n"
@@ -101,6 +105,7 @@ typedef struct {
       *events, *transcript, *resume, *observations, *rules, *write_dir, *web;
   bool fast, demo, rendered, simulated, quiet, stats, simulate;
   bool incremental; /* --incremental (--no-incremental: off, the default) */
+  bool hold_map;    /* --hold-map: an_options.hold_still_map */
   long seed, measure;
   long still; /* --still: the still frame that decides (0: the default) */
   double table[4];
@@ -1143,7 +1148,7 @@ static int open_eyes(app *a, an_session **s, cap_source **src) {
   tp_error err;
   an_options ao = {.image = o->source, .deck_dir = o->deck,
                    .calib_file = o->calib, .rules = a->rules,
-                   .hold_still_map = true};
+                   .hold_still_map = o->hold_map};
   tp_status st = an_session_create(&ao, s, &err);
   if (st != TP_OK) return cli_fail(tp_status_exit_code(st), "%s", err.text);
   o->cap.color = true;
@@ -1531,6 +1536,8 @@ static int parse_options(int argc, char **argv, options *o) {
       o->incremental = true;
     } else if (!strcmp(a, "--no-incremental")) {
       o->incremental = false;
+    } else if (!strcmp(a, "--hold-map")) {
+      o->hold_map = true;
     } else if (!strcmp(a, "--still") && v) {
       if (!cli_parse_long(argv[++i], 1, 10, &o->still))
         return cli_fail(2, "watch: --still '%s': a number of frames 1..10",
