@@ -58,7 +58,7 @@
 #   and the photo's own fit moved the middle of the table by up to 10 mm:
 #   against the layout four cards looked taken away, the adventure B a
 #   blue carpet, and a red sliver showed. HOLD: the frame is mapped as
-#   the layout was while its markers stay put (as watch does:
+#   the layout was while its markers stay put (as watch --hold-map does:
 #   tools/analysis, hold_still_map). ALL_THERE: no reference card gone.
 . "$TEPPICH_SOURCE_DIR/tests/e2e/lib.sh"
 T=$TEPPICH_TMP

@@ -1578,9 +1578,10 @@ static bool tiny_carpet_strip_shows(const match_ctx *m, const hyp *h, const vis_
  * such a band. Its clear score is no evidence unless its cut edge shows
  * along the band (strip_edge_shows). Watch game 4:913 (hard, 960x540)
  * round 2's layout frame: a red face 6.8 mm off the adventure E and 0.7
- * degrees turned, 142 of 144 (every face 116-142), no edge seen; 4:883
- * round 3 after a flight: green 8.2 mm off a palace fitted at 0.76, 167
- * of 171. A carpet slid under a card lies at any angle. */
+ * degrees turned, 142 of 144 (every face 116-142), no edge seen. (Hard
+ * 4:883 round 3's green band beside an adventure B fitted at 0.76, 167
+ * of 171, shows an edge, 0.98 of 138, and stays.) A carpet slid under a
+ * card lies at any angle. */
 #define TWIN_BAND_MM 10.0
 static bool unedged_twin_band(const match_ctx *m, const hyp *h, const vis__object *acc, int n) {
   if (m->tpl[h->best.face].kind == VIS__FACE_TYPE) return false;
